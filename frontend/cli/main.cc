@@ -1,0 +1,53 @@
+// lockstep: the command-line driver.
+#include <boost/program_options/errors.hpp>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "frontend/cli/commands.h"
+
+namespace {
+
+struct Subcommand {
+  const char* name;
+  int (*run)(const lockstep::cli::Args&);
+  const char* summary;
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"convert", lockstep::cli::cmd_convert, "convert an Accel-Sim text trace to a .lst container"},
+    {"info", lockstep::cli::cmd_info, "summarise a trace (.lst or Accel-Sim text)"},
+    {"export", lockstep::cli::cmd_export, "write a .lst back as Accel-Sim text"},
+    {"gen", lockstep::cli::cmd_gen, "generate a synthetic Accel-Sim trace of a named workload"},
+};
+
+void usage(std::FILE* out) {
+  std::fprintf(out, "usage: lockstep COMMAND [options]   (lockstep COMMAND --help for its options)\n\ncommands:\n");
+  for (const Subcommand& c : kSubcommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  for (const Subcommand& c : kSubcommands) {
+    if (std::strcmp(argv[1], c.name) != 0) continue;
+    lockstep::cli::Args args(argv + 2, argv + argc);
+    try {
+      return c.run(args);
+    } catch (const boost::program_options::error& e) {
+      std::fprintf(stderr, "lockstep %s: error: %s (see lockstep %s --help)\n", c.name, e.what(), c.name);
+      return 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "lockstep %s: error: %s\n", c.name, e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "lockstep: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

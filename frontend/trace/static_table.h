@@ -1,0 +1,58 @@
+#pragma once
+// The static instructions of one kernel: everything about an instruction that
+// does not change between its dynamic executions (PC, opcode, registers, width,
+// immediate, source line). Dynamic streams refer to entries by id.
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "frontend/trace/opcode_traits.h"
+#include "frontend/trace/register_ref.h"
+
+namespace lockstep {
+
+struct StaticInstruction {
+  uint64_t pc = 0;
+  uint32_t opcode_id = 0;  // into StaticTable::opcode()
+  std::vector<RegRef> dsts;
+  std::vector<RegRef> srcs;
+  uint32_t mem_width = 0;  // bytes per lane as traced; > 0 marks a memory instruction
+  bool has_immediate = false;
+  int64_t immediate = 0;
+  bool has_line = false;
+  uint32_t line = 0;
+  // Derived from the opcode when interned.
+  OpcodeTraits traits;
+
+  bool is_memory() const { return mem_width > 0; }
+  // Bytes each active lane accesses: the opcode's size suffix, else the traced width.
+  uint32_t access_bytes() const { return traits.access_bytes ? traits.access_bytes : (mem_width ? mem_width : 4); }
+  bool same_static(const StaticInstruction& o) const {
+    return pc == o.pc && opcode_id == o.opcode_id && dsts == o.dsts && srcs == o.srcs && mem_width == o.mem_width &&
+           has_immediate == o.has_immediate && immediate == o.immediate && has_line == o.has_line && line == o.line;
+  }
+};
+
+class StaticTable {
+ public:
+  uint32_t intern_opcode(std::string_view opcode);
+  // Returns the id of an equal entry, adding `inst` if there is none.
+  uint32_t intern(const StaticInstruction& inst);
+
+  const StaticInstruction& inst(uint32_t id) const { return insts_[id]; }
+  const std::string& opcode(uint32_t id) const { return opcodes_[id]; }
+  const std::string& opcode_of(uint32_t inst_id) const { return opcodes_[insts_[inst_id].opcode_id]; }
+  uint32_t size() const { return uint32_t(insts_.size()); }
+  uint32_t opcode_count() const { return uint32_t(opcodes_.size()); }
+
+ private:
+  std::deque<std::string> opcodes_;  // deque: references stay valid as it grows
+  std::unordered_map<std::string_view, uint32_t> opcode_ids_;
+  std::deque<StaticInstruction> insts_;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> ids_by_pc_;
+};
+
+}  // namespace lockstep
