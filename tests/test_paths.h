@@ -1,0 +1,39 @@
+#pragma once
+// Where tests find the real sample traces, the project tree and the built
+// driver. A missing ../shared/traces is a test failure, never a skip.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+namespace lockstep::test {
+
+inline std::filesystem::path shared_traces() {
+  std::filesystem::path p = LOCKSTEP_SHARED_TRACES;
+  EXPECT_TRUE(std::filesystem::is_directory(p)) << "sample traces missing at " << p;
+  return p;
+}
+inline std::filesystem::path lockstep_binary() { return LOCKSTEP_BINARY; }
+
+// A fresh scratch directory under the system temp dir, removed by the destructor.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& tag);
+  ~ScratchDir() { std::error_code ec; std::filesystem::remove_all(path_, ec); }
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline ScratchDir::ScratchDir(const std::string& tag) {
+  static int counter = 0;
+  path_ = std::filesystem::temp_directory_path() /
+          ("lockstep-test-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  std::filesystem::remove_all(path_);
+  std::filesystem::create_directories(path_);
+}
+
+}  // namespace lockstep::test
