@@ -3,7 +3,8 @@
 // does not change between its dynamic executions (PC, opcode, registers, width,
 // immediate, source line). Dynamic streams refer to entries by id.
 #include <cstdint>
-#include <deque>
+#include <atomic>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -36,23 +37,41 @@ struct StaticInstruction {
   }
 };
 
+// Append-only. One thread may intern while others read entries whose ids they
+// were handed (through a synchronising hand-off): entries live in fixed pages
+// whose directory never reallocates, so existing entries never move.
 class StaticTable {
  public:
+  static constexpr uint32_t kPageSize = 1024;
+  static constexpr uint32_t kMaxPages = 4096;  // 4 M static instructions per kernel
+
+  StaticTable();
+  StaticTable(const StaticTable&) = delete;
+  StaticTable& operator=(const StaticTable&) = delete;
+  // Moves are for tables no other thread is reading.
+  StaticTable(StaticTable&& other) noexcept { *this = std::move(other); }
+  StaticTable& operator=(StaticTable&& other) noexcept;
+
   uint32_t intern_opcode(std::string_view opcode);
   // Returns the id of an equal entry, adding `inst` if there is none.
   uint32_t intern(const StaticInstruction& inst);
 
-  const StaticInstruction& inst(uint32_t id) const { return insts_[id]; }
-  const std::string& opcode(uint32_t id) const { return opcodes_[id]; }
-  const std::string& opcode_of(uint32_t inst_id) const { return opcodes_[insts_[inst_id].opcode_id]; }
-  uint32_t size() const { return uint32_t(insts_.size()); }
-  uint32_t opcode_count() const { return uint32_t(opcodes_.size()); }
+  const StaticInstruction& inst(uint32_t id) const { return insts_[id / kPageSize][id % kPageSize]; }
+  const std::string& opcode(uint32_t id) const { return opcodes_[id / kPageSize][id % kPageSize]; }
+  const std::string& opcode_of(uint32_t inst_id) const { return opcode(inst(inst_id).opcode_id); }
+  uint32_t size() const { return size_.load(std::memory_order_acquire); }
+  uint32_t opcode_count() const { return opcode_count_.load(std::memory_order_acquire); }
 
  private:
-  std::deque<std::string> opcodes_;  // deque: references stay valid as it grows
-  std::unordered_map<std::string_view, uint32_t> opcode_ids_;
-  std::deque<StaticInstruction> insts_;
-  std::unordered_map<uint64_t, std::vector<uint32_t>> ids_by_pc_;
+  template <class T>
+  using Pages = std::vector<std::unique_ptr<T[]>>;
+
+  Pages<std::string> opcodes_;
+  Pages<StaticInstruction> insts_;
+  std::atomic<uint32_t> opcode_count_{0};
+  std::atomic<uint32_t> size_{0};
+  std::unordered_map<std::string, uint32_t> opcode_ids_;  // writer only
+  std::unordered_map<uint64_t, std::vector<uint32_t>> ids_by_pc_;  // writer only
 };
 
 }  // namespace lockstep
