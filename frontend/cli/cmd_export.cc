@@ -1,6 +1,46 @@
-// Placeholder while the export command is written; replaced in the same change.
-#include <stdexcept>
+// lockstep export TRACE -o DIR
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
 #include "frontend/cli/commands.h"
+#include "frontend/convert/exporter.h"
+#include "frontend/convert/open_trace.h"
+
+namespace po = boost::program_options;
+
 namespace lockstep::cli {
-int cmd_export(const Args&) { throw std::runtime_error("export: not built yet"); }
+
+int cmd_export(const Args& args) {
+  std::string input, output;
+  bool quiet = false;
+  po::options_description opts(
+      "usage: lockstep export TRACE -o DIR [options]\n"
+      "Writes TRACE (a .lst, or a text trace to normalise) as an Accel-Sim trace directory.\noptions");
+  opts.add_options()("help,h", "show this help")("output,o", po::value(&output), "output directory (required)")(
+      "quiet,q", po::bool_switch(&quiet), "print nothing on success");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value(&input));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("input", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  if (input.empty()) throw po::error("missing trace");
+  if (output.empty()) throw po::error("missing -o DIR");
+  auto trace = open_trace(input);
+  const ExportReport r = export_text_trace(*trace, output);
+  if (!quiet)
+    std::printf("exported %u kernels, %llu blocks, %llu warp instructions, %llu bytes to %s\n", r.kernels,
+                (unsigned long long)r.blocks, (unsigned long long)r.warp_insts, (unsigned long long)r.bytes,
+                output.c_str());
+  return 0;
+}
+
 }  // namespace lockstep::cli

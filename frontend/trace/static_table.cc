@@ -22,7 +22,7 @@ StaticTable& StaticTable::operator=(StaticTable&& other) noexcept {
 }
 
 uint32_t StaticTable::intern_opcode(std::string_view opcode) {
-  auto it = opcode_ids_.find(std::string(opcode));
+  auto it = opcode_ids_.find(opcode);
   if (it != opcode_ids_.end()) return it->second;
   const uint32_t id = opcode_count_.load(std::memory_order_relaxed);
   if (id / kPageSize >= kMaxPages) throw TraceError("more than 4 M distinct opcodes in one kernel");

@@ -70,7 +70,11 @@ class StaticTable {
   Pages<StaticInstruction> insts_;
   std::atomic<uint32_t> opcode_count_{0};
   std::atomic<uint32_t> size_{0};
-  std::unordered_map<std::string, uint32_t> opcode_ids_;  // writer only
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> opcode_ids_;  // writer only
   std::unordered_map<uint64_t, std::vector<uint32_t>> ids_by_pc_;  // writer only
 };
 

@@ -1,0 +1,64 @@
+#include "frontend/convert/open_trace.h"
+
+#include <cstring>
+#include <fstream>
+
+#include "frontend/container/block_stream.h"
+#include "frontend/container/container_reader.h"
+#include "frontend/container/format.h"
+#include "frontend/text/text_trace_source.h"
+
+namespace lockstep {
+namespace {
+
+class ContainerBlockCursor : public BlockCursor {
+ public:
+  ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel) : stream_(reader, kernel) {}
+  bool next(BlockTrace& out) override { return stream_.next(out); }
+
+ private:
+  BlockStream stream_;
+};
+
+class ContainerTraceSource : public TraceSource {
+ public:
+  explicit ContainerTraceSource(const std::filesystem::path& path) : reader_(path) {}
+  const TraceManifest& manifest() const override { return reader_.manifest(); }
+  const StaticTable& static_table(uint32_t kernel) override { return reader_.kernel_table(kernel); }
+  std::unique_ptr<BlockCursor> open_blocks(uint32_t kernel) override {
+    return std::make_unique<ContainerBlockCursor>(reader_, kernel);
+  }
+  // From the index: no block is decoded.
+  KernelSummary summarize(uint32_t kernel) override {
+    KernelSummary s;
+    const KernelTotals& t = reader_.totals(kernel);
+    s.blocks = reader_.block_count(kernel);
+    for (const BlockInfo& b : reader_.blocks(kernel)) s.warps += b.warps;
+    s.warp_insts = t.warp_insts;
+    s.mem_insts = t.mem_insts;
+    s.thread_insts = t.thread_insts;
+    const StaticTable& table = reader_.kernel_table(kernel);
+    for (uint32_t op = 0; op < t.opcode_counts.size(); ++op) s.opcode_counts.emplace_back(table.opcode(op), t.opcode_counts[op]);
+    return s;
+  }
+
+ private:
+  ContainerReader reader_;
+};
+
+}  // namespace
+
+bool is_container_file(const std::filesystem::path& path) {
+  if (!std::filesystem::is_regular_file(path)) return false;
+  std::ifstream in(path, std::ios::binary);
+  char magic[sizeof container::kHeadMagic] = {};
+  in.read(magic, sizeof magic);
+  return in.gcount() == sizeof magic && std::memcmp(magic, container::kHeadMagic, sizeof magic) == 0;
+}
+
+std::unique_ptr<TraceSource> open_trace(const std::filesystem::path& path, WarningHandler warn) {
+  if (is_container_file(path) || path.extension() == ".lst") return std::make_unique<ContainerTraceSource>(path);
+  return std::make_unique<TextTraceSource>(path, std::move(warn));
+}
+
+}  // namespace lockstep

@@ -1,0 +1,94 @@
+#include "frontend/text/trace_layout.h"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "frontend/text/line_reader.h"
+#include "frontend/text/text_parse.h"
+#include "frontend/trace/trace_error.h"
+
+namespace lockstep {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) { return std::string_view(s).ends_with(suffix); }
+
+MemcpyHtoD parse_memcpy(std::string_view line, const std::string& where) {
+  // MemcpyHtoD,0x00007fb0fc400000,200000
+  const size_t c1 = line.find(',');
+  const size_t c2 = c1 == std::string_view::npos ? c1 : line.find(',', c1 + 1);
+  if (c2 == std::string_view::npos) throw TraceError(where + ": expected MemcpyHtoD,<address>,<bytes>");
+  MemcpyHtoD m;
+  if (!parse_hex_u64(trim(line.substr(c1 + 1, c2 - c1 - 1)), m.address))
+    throw TraceError(where + ": bad memcpy address '" + std::string(line.substr(c1 + 1, c2 - c1 - 1)) + "'");
+  if (!parse_dec_u64(trim(line.substr(c2 + 1)), m.bytes))
+    throw TraceError(where + ": bad memcpy size '" + std::string(line.substr(c2 + 1)) + "'");
+  return m;
+}
+
+}  // namespace
+
+bool is_kernel_trace_file(const fs::path& path) {
+  const std::string name = path.filename().string();
+  return ends_with(name, ".traceg") || ends_with(name, ".traceg.xz") || ends_with(name, ".trace") ||
+         ends_with(name, ".trace.xz");
+}
+
+TextTraceLayout parse_kernelslist(std::string_view text, const std::string& name, const fs::path& dir) {
+  TextTraceLayout layout;
+  layout.source = name;
+  LineReader lines(text, name);
+  std::string_view line;
+  while (lines.next(line)) {
+    line = trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    if (line.starts_with("Memcpy")) {
+      if (!line.starts_with("MemcpyHtoD,")) throw TraceError(lines.where() + ": unknown command '" + std::string(line) + "'");
+      TraceCommand c;
+      c.kind = TraceCommand::Kind::kMemcpy;
+      c.memcpy = parse_memcpy(line, lines.where());
+      layout.commands.push_back(c);
+      continue;
+    }
+    KernelFileRef ref;
+    ref.listed_name = std::string(line);
+    ref.path = dir / ref.listed_name;
+    if (!fs::exists(ref.path) && fs::exists(dir / (ref.listed_name + ".xz"))) ref.path = dir / (ref.listed_name + ".xz");
+    if (!fs::exists(ref.path)) throw TraceError(lines.where() + ": kernel trace '" + ref.listed_name + "' not found in " + dir.string());
+    TraceCommand c;
+    c.kind = TraceCommand::Kind::kKernel;
+    c.kernel_index = uint32_t(layout.kernel_files.size());
+    layout.kernel_files.push_back(std::move(ref));
+    layout.commands.push_back(c);
+  }
+  return layout;
+}
+
+TextTraceLayout resolve_text_trace(const fs::path& input) {
+  if (!fs::exists(input)) throw TraceError(input.string() + ": no such file or directory");
+  fs::path list = input;
+  if (fs::is_directory(input)) {
+    list = input / "kernelslist.g";
+    if (!fs::exists(list)) list = input / "kernelslist";
+    if (!fs::exists(list))
+      throw TraceError(input.string() + ": no kernelslist.g (or raw kernelslist) in this directory");
+  } else if (is_kernel_trace_file(input)) {
+    TextTraceLayout layout;
+    layout.source = input.string();
+    layout.kernel_files.push_back({input, input.filename().string()});
+    layout.commands.push_back(TraceCommand{TraceCommand::Kind::kKernel, {}, 0});
+    return layout;
+  }
+  std::ifstream in(list, std::ios::binary);
+  if (!in) throw TraceError(list.string() + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  TextTraceLayout layout = parse_kernelslist(ss.str(), list.string(), list.parent_path());
+  layout.source = input.string();
+  if (layout.kernel_files.empty()) throw TraceError(list.string() + ": lists no kernel trace files");
+  return layout;
+}
+
+}  // namespace lockstep

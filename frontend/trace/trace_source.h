@@ -1,0 +1,46 @@
+#pragma once
+// A trace as the rest of lockstep sees it, whatever its encoding: the manifest
+// (kernels, memcpys), each kernel's static instructions, and its thread blocks
+// streamed in order in the decoded form.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frontend/trace/block_trace.h"
+#include "frontend/trace/kernel_info.h"
+
+namespace lockstep {
+
+class BlockCursor {
+ public:
+  virtual ~BlockCursor() = default;
+  // Overwrites `out` with the next block; false after the last one.
+  virtual bool next(BlockTrace& out) = 0;
+};
+
+// Totals of one kernel: from the container's index, or by reading every block.
+struct KernelSummary {
+  uint64_t blocks = 0;
+  uint64_t warps = 0;
+  uint64_t warp_insts = 0;
+  uint64_t mem_insts = 0;     // warp instructions with a memory width
+  uint64_t thread_insts = 0;  // active lanes summed over all warp instructions
+  std::vector<std::pair<std::string, uint64_t>> opcode_counts;  // by full opcode, table order
+};
+
+class TraceSource {
+ public:
+  virtual ~TraceSource() = default;
+  virtual const TraceManifest& manifest() const = 0;
+  // Kernel k's static instructions. For text sources the table grows while its
+  // blocks are read; ids handed out stay valid.
+  virtual const StaticTable& static_table(uint32_t kernel) = 0;
+  // Blocks of kernel k, in trace order. One cursor per kernel at a time.
+  virtual std::unique_ptr<BlockCursor> open_blocks(uint32_t kernel) = 0;
+  // Kernel k's totals; the default reads every block.
+  virtual KernelSummary summarize(uint32_t kernel);
+};
+
+}  // namespace lockstep

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages lockstep needs (only those missing) and builds
+# the Release tree in build/. Idempotent and quick when everything is present.
+# Usage: scripts/setup.sh            (as root on Debian 12, or with sudo available)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
+          libtbb-dev libboost-program-options-dev liblz4-dev liblzma-dev xz-utils
+          libprotobuf-dev protobuf-compiler libgtest-dev libbenchmark-dev gnuplot-nox)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+JOBS=$(nproc)
+if [ ! -f build/CMakeCache.txt ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build build -j"$JOBS" 2>&1 | grep -E "error|warning:|Error" || true
+test -x build/lockstep || { echo "setup: build failed (run: cmake --build build)"; exit 1; }

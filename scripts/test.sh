@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Quick start, command 2: install what is missing, build, and run the whole
+# test suite: unit + end-to-end tests (Release), the same under ASan+UBSan,
+# the threaded parts under TSan, and bounded libFuzzer runs of the text
+# parser and the container reader.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+JOBS=$(nproc)
+FUZZ_SECONDS=${LOCKSTEP_FUZZ_SECONDS:-30}
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "Release tests"
+(cd build && ctest --output-on-failure -j"$JOBS")
+
+step "ASan+UBSan build (clang) with the fuzz targets"
+if [ ! -f build-asan/CMakeCache.txt ]; then
+  CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSTEP_SANITIZE_ADDRESS=ON \
+    -DLOCKSTEP_FUZZ=ON -DLOCKSTEP_BENCH=OFF >/dev/null
+fi
+cmake --build build-asan -j"$JOBS" 2>&1 | grep -E "error|warning:" || true
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --output-on-failure -j"$JOBS")
+
+step "TSan build: threaded code (conversion pipeline, prefetching streams)"
+if [ ! -f build-tsan/CMakeCache.txt ]; then
+  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSTEP_SANITIZE_THREAD=ON -DLOCKSTEP_BENCH=OFF >/dev/null
+fi
+cmake --build build-tsan -j"$JOBS" --target lockstep_tests lockstep 2>&1 | grep -E "error|warning:" || true
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  ./build-tsan/lockstep_tests --gtest_filter='*Thread*:*Stream*:*Convert*:*Parallel*'
+
+step "Fuzzing (${FUZZ_SECONDS}s per target)"
+seeds=build-asan/fuzz-seeds
+rm -rf "$seeds" && mkdir -p "$seeds/text_parser" "$seeds/container_reader"
+./build/lockstep gen reduce -o "$seeds/gen" --size 2K --quiet
+cp "$seeds/gen/kernel-1.traceg" "$seeds/text_parser/"
+./build/lockstep convert "$seeds/gen" -o "$seeds/container_reader/reduce.lst" --quiet
+for target in text_parser container_reader; do
+  corpus=build-asan/fuzz-corpus/$target
+  mkdir -p "$corpus"
+  log=build-asan/fuzz-$target.log
+  if ! ./build-asan/tests/fuzz/fuzz_$target -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -max_len=65536 \
+      -print_final_stats=1 "$corpus" "$seeds/$target" >"$log" 2>&1; then
+    tail -n 40 "$log"; echo "fuzz_$target found a failure (log: $log)"; exit 1
+  fi
+  echo "fuzz_$target: $(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}') inputs, no failure"
+done
+
+step "All test stages passed"
