@@ -1,0 +1,63 @@
+#pragma once
+// BlockChunk and KernelTable frames: the decoded BlockTrace / StaticTable form
+// to and from LZ4-compressed protobuf, packed as proto/trace.proto describes
+// (WarpStream: zigzag static id deltas, mask run lengths, address records).
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/trace/block_trace.h"
+#include "frontend/trace/dim3.h"
+#include "frontend/trace/static_table.h"
+
+namespace lockstep::proto {
+class KernelTable;
+}
+
+namespace lockstep {
+
+// What the index keeps about one thread block.
+struct BlockInfo {
+  Dim3 id{0, 0, 0};
+  uint32_t warps = 0;
+  uint64_t warp_insts = 0;
+  bool operator==(const BlockInfo&) const = default;
+};
+using BlockSummary = BlockInfo;
+
+struct EncodedChunk {
+  std::string frame;  // LZ4 frame of a serialized BlockChunk
+  uint32_t kernel_index = 0;
+  uint32_t first_block = 0;  // ordinal of blocks[0] within the kernel
+  std::vector<BlockSummary> blocks;
+  uint64_t warp_insts = 0;
+  uint64_t mem_insts = 0;     // warp-level memory instructions (mask 0 ones too)
+  uint64_t thread_insts = 0;  // sum of active lanes over all instructions
+  std::vector<uint64_t> static_counts;  // dynamic count per static id (table size at encode time)
+};
+
+// Pure; safe to call from several threads on one table, also while another
+// thread interns into it (ids used by `blocks` must already be interned).
+// Throws TraceError on a static id outside the table or addresses missing.
+EncodedChunk encode_chunk(uint32_t kernel_index, uint32_t first_block, std::span<const BlockTrace> blocks,
+                          const StaticTable& table);
+
+// Decodes a chunk frame into `out` (resized to the chunk's blocks; the warps'
+// vectors are reused). Validates everything against `table`; throws
+// TraceError(where + ": ...") on any inconsistency. Returns the kernel index
+// the chunk names. Thread-safe.
+uint32_t decode_chunk(std::string_view frame, const StaticTable& table, std::vector<BlockTrace>& out,
+                      const std::string& where);
+
+// KernelTable <-> StaticTable. The table is read once (size and opcode count
+// snapshotted), so another thread may keep interning into it.
+void encode_kernel_table(uint32_t kernel_index, const StaticTable& table, proto::KernelTable& out);
+std::string encode_kernel_table_frame(uint32_t kernel_index, const StaticTable& table);
+// Validates opcode indices, register kinds and that no entry repeats.
+StaticTable decode_kernel_table(const proto::KernelTable& msg, const std::string& where);
+// Decompresses and parses a KernelTable frame; checks it names `kernel_index`.
+StaticTable decode_kernel_table_frame(std::string_view frame, uint32_t kernel_index, const std::string& where);
+
+}  // namespace lockstep

@@ -1,0 +1,276 @@
+#include "frontend/container/container_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include "frontend/container/crc32.h"
+#include "frontend/container/format.h"
+#include "frontend/container/lz4_frame.h"
+#include "frontend/container/manifest_codec.h"
+#include "frontend/trace/trace_error.h"
+#include "trace.pb.h"
+
+namespace lockstep {
+namespace {
+
+std::string hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%08x", v);
+  return buf;
+}
+
+// Reads exactly `size` bytes at `offset`; returns how many were read before EOF.
+size_t pread_full(int fd, void* dst, size_t size, uint64_t offset) {
+  auto* p = static_cast<char*>(dst);
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd, p + done, size - done, off_t(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return done;
+    }
+    if (n == 0) break;
+    done += size_t(n);
+  }
+  return done;
+}
+
+}  // namespace
+
+ContainerReader::ContainerReader(std::filesystem::path path) : path_(std::move(path)) {
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw TraceError(fail_prefix() + "cannot open: " + std::strerror(errno));
+  try {
+    open_and_validate();
+  } catch (...) {
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
+}
+
+ContainerReader::~ContainerReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ContainerReader::read_frame(const Ref& ref, const std::string& where, std::string& buf) const {
+  buf.resize(ref.size);
+  const size_t got = pread_full(fd_, buf.data(), ref.size, ref.offset);
+  if (got != ref.size)
+    throw TraceError(where + ": truncated frame (read " + std::to_string(got) + " of " + std::to_string(ref.size) +
+                     " bytes at offset " + std::to_string(ref.offset) + ")");
+  const uint32_t crc = crc32(buf.data(), buf.size());
+  if (crc != ref.crc)
+    throw TraceError(where + ": checksum mismatch (crc32 " + hex32(crc) + ", index says " + hex32(ref.crc) + ")");
+}
+
+void ContainerReader::open_and_validate() {
+  const std::string p = fail_prefix();
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) throw TraceError(p + "cannot stat: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw TraceError(p + "not a regular file");
+  file_size_ = uint64_t(st.st_size);
+
+  // Head.
+  unsigned char head[container::kHeadSize] = {};
+  const size_t head_got = pread_full(fd_, head, sizeof head, 0);
+  if (head_got < 8 || std::memcmp(head, container::kHeadMagic, 8) != 0) {
+    // A file cut inside the magic is reported as truncated below.
+    if (head_got >= 8 || std::memcmp(head, container::kHeadMagic, head_got) != 0)
+      throw TraceError(p + "bad magic: not a lockstep .lst container");
+  }
+  if (file_size_ < container::kHeadSize + container::kTailSize)
+    throw TraceError(p + "truncated file (" + std::to_string(file_size_) + " bytes; a container has at least " +
+                     std::to_string(container::kHeadSize + container::kTailSize) + ")");
+  format_version_ = container::get_u32(head + 8);
+  if (format_version_ != container::kFormatVersion)
+    throw TraceError(p + "unsupported format version " + std::to_string(format_version_) + " (this build reads " +
+                     std::to_string(container::kFormatVersion) + ")");
+
+  // Tail.
+  unsigned char tail[container::kTailSize];
+  if (pread_full(fd_, tail, sizeof tail, file_size_ - sizeof tail) != sizeof tail)
+    throw TraceError(p + "cannot read the tail: " + std::strerror(errno));
+  if (std::memcmp(tail + 20, container::kTailMagic, 8) != 0)
+    throw TraceError(p + "bad tail magic: file truncated or not completely written");
+  const uint64_t footer_offset = container::get_u64(tail);
+  const uint32_t footer_size = container::get_u32(tail + 8);
+  const uint32_t footer_crc = container::get_u32(tail + 12);
+  const uint32_t tail_version = container::get_u32(tail + 16);
+  if (tail_version != format_version_)
+    throw TraceError(p + "tail format version " + std::to_string(tail_version) + " differs from the head's " +
+                     std::to_string(format_version_));
+  const uint64_t tail_at = file_size_ - container::kTailSize;
+  if (footer_offset < container::kHeadSize || footer_offset > tail_at || footer_size != tail_at - footer_offset)
+    throw TraceError(p + "footer at offset " + std::to_string(footer_offset) + " size " + std::to_string(footer_size) +
+                     " does not end at the tail (file size " + std::to_string(file_size_) +
+                     "): file truncated or corrupt");
+  const uint64_t data_end = footer_offset;  // every other frame lies in [kHeadSize, data_end)
+
+  // Footer.
+  std::string buf;
+  std::string raw;
+  try {
+    read_frame(Ref{footer_offset, footer_size, footer_crc}, p + "footer", buf);
+  } catch (const TraceError& e) {
+    throw TraceError(std::string(e.what()) + " (file truncated or corrupt)");
+  }
+  lz4_decompress_frame_into(buf, lz4_max_content(buf.size()), p + "footer", raw);
+  proto::TraceFooter footer;
+  if (!footer.ParseFromString(raw)) throw TraceError(p + "footer: bad protobuf (TraceFooter does not parse)");
+
+  auto check_ref = [&](const proto::FrameRef& r, const std::string& what) {
+    if (r.size() == 0 || r.offset() < container::kHeadSize || r.offset() > data_end ||
+        r.size() > data_end - r.offset())
+      throw TraceError(p + what + ": frame at offset " + std::to_string(r.offset()) + " size " +
+                       std::to_string(r.size()) + " lies outside the data region [" +
+                       std::to_string(container::kHeadSize) + ", " + std::to_string(data_end) +
+                       ") (index points past the end or into the tail)");
+    return Ref{r.offset(), r.size(), r.crc32()};
+  };
+
+  // Header.
+  if (!footer.has_header()) throw TraceError(p + "footer has no header reference");
+  read_frame(check_ref(footer.header(), "header"), p + "header", buf);
+  lz4_decompress_frame_into(buf, lz4_max_content(buf.size()), p + "header", raw);
+  proto::TraceHeader header;
+  if (!header.ParseFromString(raw)) throw TraceError(p + "header: bad protobuf (TraceHeader does not parse)");
+  if (header.format_version() != format_version_)
+    throw TraceError(p + "header: format version " + std::to_string(header.format_version()) +
+                     " differs from the file's " + std::to_string(format_version_));
+  producer_ = header.producer();
+  manifest_ = decode_manifest(header, p + "header");
+
+  // Index.
+  if (size_t(footer.kernels_size()) != manifest_.kernels.size())
+    throw TraceError(p + "footer indexes " + std::to_string(footer.kernels_size()) + " kernels but the header lists " +
+                     std::to_string(manifest_.kernels.size()));
+  kernels_.reserve(manifest_.kernels.size());
+  for (int ki = 0; ki < footer.kernels_size(); ++ki) {
+    const proto::KernelIndex& idx = footer.kernels(ki);
+    const std::string kn = "kernel " + std::to_string(ki);
+    if (idx.kernel_index() != uint32_t(ki))
+      throw TraceError(p + kn + ": index entry names kernel " + std::to_string(idx.kernel_index()));
+    auto k = std::make_unique<Kernel>();
+    if (!idx.has_table()) throw TraceError(p + kn + ": no kernel table");
+    k->table = check_ref(idx.table(), kn + " table");
+    uint64_t next_block = 0;
+    uint64_t chunk_insts = 0;
+    k->chunks.reserve(size_t(idx.chunks_size()));
+    for (int ci = 0; ci < idx.chunks_size(); ++ci) {
+      const proto::ChunkEntry& e = idx.chunks(ci);
+      const std::string cn = kn + " chunk " + std::to_string(ci);
+      const Ref r = check_ref(e.frame(), cn);
+      if (e.num_blocks() == 0) throw TraceError(p + cn + ": index lists no blocks");
+      if (e.first_block() != next_block)
+        throw TraceError(p + cn + ": index says it starts at block " + std::to_string(e.first_block()) +
+                         ", expected " + std::to_string(next_block));
+      next_block += e.num_blocks();
+      if (next_block > uint64_t(idx.blocks_size()))
+        throw TraceError(p + cn + ": chunk blocks run past the kernel's " + std::to_string(idx.blocks_size()) +
+                         " indexed blocks");
+      uint64_t sum = 0;
+      for (uint32_t b = e.first_block(); b < next_block; ++b) sum += idx.blocks(int(b)).warp_insts();
+      if (sum != e.warp_insts())
+        throw TraceError(p + cn + ": index says " + std::to_string(e.warp_insts()) +
+                         " warp instructions but its blocks add up to " + std::to_string(sum));
+      chunk_insts += e.warp_insts();
+      k->chunks.push_back(ChunkInfo{r.offset, r.size, r.crc, e.first_block(), e.num_blocks(), e.warp_insts()});
+    }
+    if (next_block != uint64_t(idx.blocks_size()))
+      throw TraceError(p + kn + ": chunks hold " + std::to_string(next_block) + " blocks but the index lists " +
+                       std::to_string(idx.blocks_size()));
+    if (chunk_insts != idx.warp_insts())
+      throw TraceError(p + kn + ": index total of " + std::to_string(idx.warp_insts()) +
+                       " warp instructions differs from its chunks' " + std::to_string(chunk_insts));
+    if (idx.mem_insts() > idx.warp_insts() || idx.thread_insts() / 32 > idx.warp_insts())
+      throw TraceError(p + kn + ": inconsistent instruction totals in the index");
+    k->blocks.reserve(size_t(idx.blocks_size()));
+    for (const proto::BlockEntry& b : idx.blocks())
+      k->blocks.push_back(BlockInfo{Dim3{b.id().x(), b.id().y(), b.id().z()}, b.warps(), b.warp_insts()});
+    k->totals.warp_insts = idx.warp_insts();
+    k->totals.mem_insts = idx.mem_insts();
+    k->totals.thread_insts = idx.thread_insts();
+    k->totals.opcode_counts.assign(idx.opcode_counts().begin(), idx.opcode_counts().end());
+    kernels_.push_back(std::move(k));
+  }
+}
+
+const ContainerReader::Kernel& ContainerReader::kernel(uint32_t k) const {
+  if (k >= kernels_.size())
+    throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + " out of range (" +
+                     std::to_string(kernels_.size()) + " kernels)");
+  return *kernels_[k];
+}
+
+const StaticTable& ContainerReader::kernel_table(uint32_t k) const {
+  const Kernel& kn = kernel(k);
+  if (const StaticTable* t = kn.table_ready.load(std::memory_order_acquire)) return *t;
+  std::lock_guard lock(kn.table_mu);
+  if (const StaticTable* t = kn.table_ready.load(std::memory_order_relaxed)) return *t;
+  const std::string where = fail_prefix() + "kernel " + std::to_string(k) + " table";
+  std::string buf;
+  read_frame(kn.table, where, buf);
+  auto table = std::make_unique<StaticTable>(decode_kernel_table_frame(buf, k, where));
+  if (table->opcode_count() != kn.totals.opcode_counts.size())
+    throw TraceError(where + ": " + std::to_string(table->opcode_count()) + " opcodes but the index counts " +
+                     std::to_string(kn.totals.opcode_counts.size()));
+  kn.table_owned = std::move(table);
+  kn.table_ready.store(kn.table_owned.get(), std::memory_order_release);
+  return *kn.table_owned;
+}
+
+uint32_t ContainerReader::chunk_of_block(uint32_t k, uint32_t ordinal) const {
+  const Kernel& kn = kernel(k);
+  if (ordinal >= kn.blocks.size())
+    throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(ordinal) +
+                     " out of range (" + std::to_string(kn.blocks.size()) + " blocks)");
+  auto it = std::upper_bound(kn.chunks.begin(), kn.chunks.end(), ordinal,
+                             [](uint32_t o, const ChunkInfo& c) { return o < c.first_block; });
+  return uint32_t(it - kn.chunks.begin()) - 1;
+}
+
+void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out) const {
+  const Kernel& kn = kernel(k);
+  if (c >= kn.chunks.size())
+    throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": chunk " + std::to_string(c) +
+                     " out of range (" + std::to_string(kn.chunks.size()) + " chunks)");
+  const StaticTable& table = kernel_table(k);
+  const ChunkInfo& ci = kn.chunks[c];
+  const std::string where = fail_prefix() + "kernel " + std::to_string(k) + " chunk " + std::to_string(c);
+  thread_local std::string buf;
+  read_frame(Ref{ci.offset, ci.size, ci.crc}, where, buf);
+  const uint32_t named = decode_chunk(buf, table, out, where);
+  if (named != k) throw TraceError(where + ": chunk names kernel " + std::to_string(named));
+  if (out.size() != ci.num_blocks)
+    throw TraceError(where + ": holds " + std::to_string(out.size()) + " blocks, the index says " +
+                     std::to_string(ci.num_blocks));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const BlockInfo& want = kn.blocks[ci.first_block + i];
+    const BlockTrace& got = out[i];
+    if (got.id != want.id || got.warps.size() != want.warps || got.warp_insts() != want.warp_insts)
+      throw TraceError(where + ": block " + std::to_string(ci.first_block + i) + " " + got.id.str() +
+                       " does not match the index (" + want.id.str() + ", " + std::to_string(want.warps) +
+                       " warps, " + std::to_string(want.warp_insts) + " warp instructions)");
+  }
+}
+
+BlockTrace ContainerReader::read_block(uint32_t k, uint32_t ordinal) const {
+  const uint32_t c = chunk_of_block(k, ordinal);
+  std::vector<BlockTrace> blocks;
+  read_chunk(k, c, blocks);
+  return std::move(blocks[ordinal - kernel(k).chunks[c].first_block]);
+}
+
+const KernelTotals& ContainerReader::totals(uint32_t k) const {
+  kernel_table(k);  // validates opcode_counts against the table
+  return kernel(k).totals;
+}
+
+}  // namespace lockstep

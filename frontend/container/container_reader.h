@@ -1,0 +1,102 @@
+#pragma once
+// Reads a .lst container (layout in proto/trace.proto). Opening validates the
+// head, the tail, the footer (CRC, every frame reference inside the data
+// region, block counts matching the chunks) and the header; kernel tables are
+// loaded lazily; chunk frames are checked (CRC, LZ4 checksums, protobuf,
+// consistency with the table and the index) whenever they are read.
+//
+// All const members are thread-safe: frames are read with pread().
+// Errors: TraceError("<path>: <what>"), for chunks "<path>: kernel K chunk C: <what>".
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "frontend/container/chunk_codec.h"
+#include "frontend/trace/block_trace.h"
+#include "frontend/trace/kernel_info.h"
+#include "frontend/trace/static_table.h"
+
+namespace lockstep {
+
+struct ChunkInfo {
+  uint64_t offset = 0;
+  uint32_t size = 0;  // compressed bytes
+  uint32_t crc = 0;
+  uint32_t first_block = 0;  // ordinal of the chunk's first block in the kernel
+  uint32_t num_blocks = 0;
+  uint64_t warp_insts = 0;
+};
+
+struct KernelTotals {
+  uint64_t warp_insts = 0;
+  uint64_t mem_insts = 0;
+  uint64_t thread_insts = 0;
+  std::vector<uint64_t> opcode_counts;  // by opcode id of kernel_table(k)
+};
+
+class ContainerReader {
+ public:
+  explicit ContainerReader(std::filesystem::path path);
+  ~ContainerReader();
+  ContainerReader(const ContainerReader&) = delete;
+  ContainerReader& operator=(const ContainerReader&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  uint64_t file_size() const { return file_size_; }
+  uint32_t format_version() const { return format_version_; }
+  const std::string& producer() const { return producer_; }
+  const TraceManifest& manifest() const { return manifest_; }
+  uint32_t kernel_count() const { return uint32_t(kernels_.size()); }
+
+  // Loaded (and validated) on first use; the reference stays valid.
+  const StaticTable& kernel_table(uint32_t k) const;
+  uint32_t block_count(uint32_t k) const { return uint32_t(kernel(k).blocks.size()); }
+  const std::vector<BlockInfo>& blocks(uint32_t k) const { return kernel(k).blocks; }
+  uint32_t chunk_count(uint32_t k) const { return uint32_t(kernel(k).chunks.size()); }
+  const std::vector<ChunkInfo>& chunks(uint32_t k) const { return kernel(k).chunks; }
+  // Index of the chunk holding block `ordinal` of kernel k.
+  uint32_t chunk_of_block(uint32_t k, uint32_t ordinal) const;
+
+  // Decodes chunk c of kernel k into `out` (resized; inner vectors reused).
+  void read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out) const;
+  // Decodes the chunk holding block `ordinal` and returns that block.
+  BlockTrace read_block(uint32_t k, uint32_t ordinal) const;
+  // Totals from the index; loads the kernel table to check the opcode counts against it.
+  const KernelTotals& totals(uint32_t k) const;
+
+ private:
+  struct Ref {
+    uint64_t offset = 0;
+    uint32_t size = 0;
+    uint32_t crc = 0;
+  };
+  struct Kernel {
+    Ref table;
+    std::vector<ChunkInfo> chunks;
+    std::vector<BlockInfo> blocks;
+    KernelTotals totals;
+    mutable std::mutex table_mu;
+    mutable std::atomic<const StaticTable*> table_ready{nullptr};
+    mutable std::unique_ptr<StaticTable> table_owned;
+  };
+
+  const Kernel& kernel(uint32_t k) const;
+  std::string fail_prefix() const { return path_.string() + ": "; }
+  // pread + CRC check of a frame's compressed bytes into `buf`.
+  void read_frame(const Ref& ref, const std::string& where, std::string& buf) const;
+  void open_and_validate();
+
+  std::filesystem::path path_;
+  int fd_ = -1;
+  uint64_t file_size_ = 0;
+  uint32_t format_version_ = 0;
+  std::string producer_;
+  TraceManifest manifest_;
+  std::vector<std::unique_ptr<Kernel>> kernels_;
+};
+
+}  // namespace lockstep

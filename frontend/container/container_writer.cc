@@ -1,0 +1,218 @@
+#include "frontend/container/container_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include "frontend/container/crc32.h"
+#include "frontend/container/format.h"
+#include "frontend/container/lz4_frame.h"
+#include "frontend/container/manifest_codec.h"
+#include "frontend/trace/trace_error.h"
+#include "trace.pb.h"
+
+namespace lockstep {
+namespace {
+
+std::string serialize(const google::protobuf::MessageLite& msg, const std::string& where, const char* what) {
+  std::string raw;
+  if (!msg.SerializeToString(&raw)) throw TraceError(where + ": cannot serialize " + what);
+  return raw;
+}
+
+void set_ref(proto::FrameRef* p, uint64_t offset, uint32_t size, uint32_t crc) {
+  p->set_offset(offset);
+  p->set_size(size);
+  p->set_crc32(crc);
+}
+
+}  // namespace
+
+ContainerWriter::ContainerWriter(std::filesystem::path final_path) : final_path_(std::move(final_path)) {
+  temp_path_ = final_path_;
+  temp_path_ += ".tmp-" + std::to_string(::getpid());
+  fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw TraceError(where() + ": cannot create: " + std::strerror(errno));
+  unsigned char head[container::kHeadSize] = {};
+  std::memcpy(head, container::kHeadMagic, 8);
+  container::put_u32(head + 8, container::kFormatVersion);
+  container::put_u32(head + 12, 0);
+  try {
+    write_all(head, sizeof head);
+  } catch (...) {
+    ::close(fd_);
+    std::error_code ec;
+    std::filesystem::remove(temp_path_, ec);
+    throw;
+  }
+}
+
+ContainerWriter::~ContainerWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) {
+    std::error_code ec;
+    std::filesystem::remove(temp_path_, ec);
+  }
+}
+
+uint64_t ContainerWriter::bytes_written() const {
+  std::lock_guard lock(mu_);
+  return offset_;
+}
+
+void ContainerWriter::write_all(const void* data, size_t size) {
+  const auto* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd_, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw TraceError(where() + ": write failed: " + std::strerror(errno));
+    }
+    p += n;
+    size -= size_t(n);
+    offset_ += uint64_t(n);
+  }
+}
+
+ContainerWriter::Frame ContainerWriter::write_frame(std::string_view frame) {
+  if (frame.size() > std::numeric_limits<uint32_t>::max())
+    throw TraceError(where() + ": frame of " + std::to_string(frame.size()) + " bytes exceeds 4 GiB");
+  Frame f{offset_, uint32_t(frame.size()), crc32(frame.data(), frame.size())};
+  write_all(frame.data(), frame.size());
+  return f;
+}
+
+void ContainerWriter::check_open(const char* what) const {
+  if (committed_ || fd_ < 0) throw TraceError(where() + ": " + what + " after commit");
+  if (!header_written_) throw TraceError(where() + ": " + what + " before write_header");
+}
+
+void ContainerWriter::write_header(const TraceManifest& manifest) {
+  std::lock_guard lock(mu_);
+  if (committed_ || fd_ < 0) throw TraceError(where() + ": write_header after commit");
+  if (header_written_) throw TraceError(where() + ": write_header called twice");
+  proto::TraceHeader msg;
+  encode_manifest(manifest, container::kFormatVersion, msg);
+  header_ = write_frame(lz4_compress_frame(serialize(msg, where(), "TraceHeader")));
+  kernels_.assign(manifest.kernels.size(), Kernel{});
+  header_written_ = true;
+}
+
+void ContainerWriter::add_chunk(EncodedChunk&& chunk) {
+  std::lock_guard lock(mu_);
+  check_open("add_chunk");
+  const std::string ctx = where() + ": kernel " + std::to_string(chunk.kernel_index);
+  if (chunk.kernel_index >= kernels_.size())
+    throw TraceError(ctx + ": chunk for a kernel the header does not list (" + std::to_string(kernels_.size()) +
+                     " kernels)");
+  Kernel& k = kernels_[chunk.kernel_index];
+  if (chunk.blocks.empty()) throw TraceError(ctx + ": empty chunk");
+  if (chunk.first_block != k.blocks.size())
+    throw TraceError(ctx + ": chunk starts at block " + std::to_string(chunk.first_block) + ", expected " +
+                     std::to_string(k.blocks.size()) + " (chunks must be added in block order)");
+  if (k.blocks.size() + chunk.blocks.size() > std::numeric_limits<uint32_t>::max())
+    throw TraceError(ctx + ": more than 2^32 blocks");
+  uint64_t sum = 0;
+  for (const BlockInfo& b : chunk.blocks) sum += b.warp_insts;
+  if (sum != chunk.warp_insts) throw TraceError(ctx + ": chunk totals disagree with its block summaries");
+
+  Chunk c;
+  c.frame = write_frame(chunk.frame);
+  c.first_block = chunk.first_block;
+  c.num_blocks = uint32_t(chunk.blocks.size());
+  c.warp_insts = chunk.warp_insts;
+  k.chunks.push_back(c);
+  k.blocks.insert(k.blocks.end(), chunk.blocks.begin(), chunk.blocks.end());
+  k.warp_insts += chunk.warp_insts;
+  k.mem_insts += chunk.mem_insts;
+  k.thread_insts += chunk.thread_insts;
+  if (k.static_counts.size() < chunk.static_counts.size()) k.static_counts.resize(chunk.static_counts.size(), 0);
+  for (size_t i = 0; i < chunk.static_counts.size(); ++i) k.static_counts[i] += chunk.static_counts[i];
+}
+
+void ContainerWriter::add_table_locked(uint32_t kernel_index, const StaticTable& table) {
+  Kernel& k = kernels_[kernel_index];
+  // The opcode mapping comes from the message itself, so it matches the
+  // frame even while another thread keeps interning into `table`.
+  proto::KernelTable msg;
+  encode_kernel_table(kernel_index, table, msg);
+  k.inst_opcode.resize(size_t(msg.insts_size()));
+  for (int i = 0; i < msg.insts_size(); ++i) k.inst_opcode[size_t(i)] = msg.insts(i).opcode();
+  k.opcode_count = uint32_t(msg.opcodes_size());
+  k.table = write_frame(lz4_compress_frame(serialize(msg, where(), "KernelTable")));
+  k.has_table = true;
+}
+
+void ContainerWriter::add_kernel_table(uint32_t kernel_index, const StaticTable& table) {
+  std::lock_guard lock(mu_);
+  check_open("add_kernel_table");
+  if (kernel_index >= kernels_.size())
+    throw TraceError(where() + ": kernel " + std::to_string(kernel_index) +
+                     ": table for a kernel the header does not list (" + std::to_string(kernels_.size()) +
+                     " kernels)");
+  if (kernels_[kernel_index].has_table)
+    throw TraceError(where() + ": kernel " + std::to_string(kernel_index) + ": table added twice");
+  add_table_locked(kernel_index, table);
+}
+
+void ContainerWriter::commit() {
+  std::lock_guard lock(mu_);
+  check_open("commit");
+  proto::TraceFooter footer;
+  set_ref(footer.mutable_header(), header_.offset, header_.size, header_.crc);
+  for (uint32_t ki = 0; ki < kernels_.size(); ++ki) {
+    Kernel& k = kernels_[ki];
+    const std::string ctx = where() + ": kernel " + std::to_string(ki);
+    if (!k.has_table) {
+      if (!k.chunks.empty()) throw TraceError(ctx + ": has chunks but no kernel table");
+      add_table_locked(ki, StaticTable{});
+    }
+    proto::KernelIndex* idx = footer.add_kernels();
+    idx->set_kernel_index(ki);
+    set_ref(idx->mutable_table(), k.table.offset, k.table.size, k.table.crc);
+    for (const Chunk& c : k.chunks) {
+      proto::ChunkEntry* e = idx->add_chunks();
+      set_ref(e->mutable_frame(), c.frame.offset, c.frame.size, c.frame.crc);
+      e->set_first_block(c.first_block);
+      e->set_num_blocks(c.num_blocks);
+      e->set_warp_insts(c.warp_insts);
+    }
+    for (const BlockInfo& b : k.blocks) {
+      proto::BlockEntry* e = idx->add_blocks();
+      e->mutable_id()->set_x(b.id.x);
+      e->mutable_id()->set_y(b.id.y);
+      e->mutable_id()->set_z(b.id.z);
+      e->set_warps(b.warps);
+      e->set_warp_insts(b.warp_insts);
+    }
+    idx->set_warp_insts(k.warp_insts);
+    idx->set_mem_insts(k.mem_insts);
+    idx->set_thread_insts(k.thread_insts);
+    std::vector<uint64_t> opcode_counts(k.opcode_count, 0);
+    for (size_t s = 0; s < k.static_counts.size(); ++s) {
+      if (k.static_counts[s] == 0) continue;
+      if (s >= k.inst_opcode.size())
+        throw TraceError(ctx + ": chunks use static id " + std::to_string(s) + " but its table has " +
+                         std::to_string(k.inst_opcode.size()) + " entries");
+      opcode_counts[k.inst_opcode[s]] += k.static_counts[s];
+    }
+    for (uint64_t c : opcode_counts) idx->add_opcode_counts(c);
+  }
+  const Frame f = write_frame(lz4_compress_frame(serialize(footer, where(), "TraceFooter")));
+  unsigned char tail[container::kTailSize];
+  container::FileTail{f.offset, f.size, f.crc, container::kFormatVersion}.write(tail);
+  write_all(tail, sizeof tail);
+  if (::fsync(fd_) != 0) throw TraceError(where() + ": fsync failed: " + std::strerror(errno));
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw TraceError(where() + ": close failed: " + std::strerror(errno));
+  std::error_code ec;
+  std::filesystem::rename(temp_path_, final_path_, ec);
+  if (ec) throw TraceError(final_path_.string() + ": cannot rename " + temp_path_.string() + " into place: " + ec.message());
+  committed_ = true;
+}
+
+}  // namespace lockstep

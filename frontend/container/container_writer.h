@@ -1,0 +1,83 @@
+#pragma once
+// Writes a .lst container (layout in proto/trace.proto). Everything goes to
+// "<final_path>.tmp-<pid>" first; commit() writes the footer index and the
+// tail and renames the file into place. A writer destroyed without a
+// successful commit() removes its temporary file and leaves final_path alone.
+//
+// Order: write_header() once, then add_chunk() / add_kernel_table() in any
+// interleaving, then commit(). Chunks of one kernel must arrive in block
+// order (each chunk's first_block continues where the previous one ended).
+// add_kernel_table() may come before or after the kernel's chunks, but the
+// table must cover every static id the chunks use. Calls are serialised
+// internally, so several threads may add chunks (of different kernels).
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/container/chunk_codec.h"
+#include "frontend/trace/kernel_info.h"
+#include "frontend/trace/static_table.h"
+
+namespace lockstep {
+
+class ContainerWriter {
+ public:
+  explicit ContainerWriter(std::filesystem::path final_path);
+  ~ContainerWriter();
+  ContainerWriter(const ContainerWriter&) = delete;
+  ContainerWriter& operator=(const ContainerWriter&) = delete;
+
+  void write_header(const TraceManifest& manifest);
+  void add_chunk(EncodedChunk&& chunk);
+  void add_kernel_table(uint32_t kernel_index, const StaticTable& table);
+  // Kernels without chunks or table get an empty table and an empty index entry.
+  void commit();
+
+  const std::filesystem::path& final_path() const { return final_path_; }
+  const std::filesystem::path& temp_path() const { return temp_path_; }
+  uint64_t bytes_written() const;
+
+ private:
+  struct Frame {
+    uint64_t offset = 0;
+    uint32_t size = 0;
+    uint32_t crc = 0;
+  };
+  struct Chunk {
+    Frame frame;
+    uint32_t first_block = 0;
+    uint32_t num_blocks = 0;
+    uint64_t warp_insts = 0;
+  };
+  struct Kernel {
+    bool has_table = false;
+    Frame table;
+    std::vector<uint32_t> inst_opcode;  // static id -> opcode id, from the table
+    uint32_t opcode_count = 0;
+    std::vector<Chunk> chunks;
+    std::vector<BlockInfo> blocks;
+    uint64_t warp_insts = 0, mem_insts = 0, thread_insts = 0;
+    std::vector<uint64_t> static_counts;
+  };
+
+  Frame write_frame(std::string_view frame);  // at the current end; mu_ held
+  void write_all(const void* data, size_t size);
+  void check_open(const char* what) const;
+  void add_table_locked(uint32_t kernel_index, const StaticTable& table);
+  std::string where() const { return temp_path_.string(); }
+
+  mutable std::mutex mu_;
+  std::filesystem::path final_path_;
+  std::filesystem::path temp_path_;
+  int fd_ = -1;
+  uint64_t offset_ = 0;
+  bool header_written_ = false;
+  bool committed_ = false;
+  Frame header_;
+  std::vector<Kernel> kernels_;
+};
+
+}  // namespace lockstep

@@ -1,0 +1,1130 @@
+// The .lst container: chunk codec, writer, reader, block stream, and the
+// reader's answers to damaged files.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include "frontend/container/block_stream.h"
+#include "frontend/container/chunk_codec.h"
+#include "frontend/container/container_reader.h"
+#include "frontend/container/container_writer.h"
+#include "frontend/container/crc32.h"
+#include "frontend/container/format.h"
+#include "frontend/container/lz4_frame.h"
+#include "frontend/container/manifest_codec.h"
+#include "frontend/trace/trace_error.h"
+#include "tests/test_paths.h"
+#include "trace.pb.h"
+
+namespace lockstep {
+namespace {
+
+namespace fs = std::filesystem;
+using test::ScratchDir;
+
+// ---------------------------------------------------------------------------
+// Building traces by hand
+
+struct Ids {
+  uint32_t iadd, mov, bra, exit, ldg, stg, lds, atom;
+};
+
+Ids fill_table(StaticTable& t) {
+  const uint32_t op_iadd = t.intern_opcode("IADD3");
+  const uint32_t op_mov = t.intern_opcode("MOV");
+  const uint32_t op_bra = t.intern_opcode("BRA");
+  const uint32_t op_exit = t.intern_opcode("EXIT");
+  const uint32_t op_ldg = t.intern_opcode("LDG.E.64");
+  const uint32_t op_stg = t.intern_opcode("STG.E");
+  const uint32_t op_lds = t.intern_opcode("LDS.U8");
+  const uint32_t op_atom = t.intern_opcode("ATOMG.E.ADD.STRONG.GPU");
+  auto add = [&](uint64_t pc, uint32_t op, std::vector<RegRef> dsts, std::vector<RegRef> srcs, uint32_t width,
+                 bool imm = false, int64_t immv = 0, bool line = false, uint32_t linev = 0) {
+    StaticInstruction s;
+    s.pc = pc;
+    s.opcode_id = op;
+    s.dsts = std::move(dsts);
+    s.srcs = std::move(srcs);
+    s.mem_width = width;
+    s.has_immediate = imm;
+    s.immediate = immv;
+    s.has_line = line;
+    s.line = linev;
+    return t.intern(s);
+  };
+  Ids ids;
+  ids.iadd = add(0x10, op_iadd, {{RegKind::kR, 4}}, {{RegKind::kR, 2}, {RegKind::kUR, 6}, {RegKind::kR, 255}}, 0,
+                 true, -12345678901LL, true, 42);
+  ids.mov = add(0x20, op_mov, {{RegKind::kP, 1}}, {{RegKind::kUP, 0}}, 0);
+  ids.ldg = add(0x30, op_ldg, {{RegKind::kR, 8}}, {{RegKind::kR, 2}}, 8);
+  ids.stg = add(0x40, op_stg, {}, {{RegKind::kR, 2}, {RegKind::kR, 8}}, 4, false, 0, true, 7);
+  ids.lds = add(0x50, op_lds, {{RegKind::kR, 9}}, {{RegKind::kR, 3}}, 1);
+  ids.atom = add(0x60, op_atom, {{RegKind::kR, 10}}, {{RegKind::kR, 2}, {RegKind::kR, 11}}, 4);
+  ids.bra = add(0x70, op_bra, {}, {}, 0, true, 0x10);
+  ids.exit = add(0x80, op_exit, {}, {}, 0);
+  return ids;
+}
+
+struct WarpBuilder {
+  WarpTrace w;
+  explicit WarpBuilder(uint32_t id) { w.warp_id = id; }
+  WarpBuilder& op(uint32_t sid, uint32_t mask) {
+    w.insts.push_back({sid, mask, 0});
+    return *this;
+  }
+  WarpBuilder& mem(uint32_t sid, uint32_t mask, const std::vector<uint64_t>& lane_addrs) {
+    EXPECT_EQ(lane_addrs.size(), size_t(std::popcount(mask)));
+    w.insts.push_back({sid, mask, uint32_t(w.addrs.size())});
+    w.addrs.insert(w.addrs.end(), lane_addrs.begin(), lane_addrs.end());
+    return *this;
+  }
+  WarpBuilder& strided(uint32_t sid, uint32_t mask, uint64_t base, int64_t stride) {
+    std::vector<uint64_t> a;
+    for (int i = 0; i < std::popcount(mask); ++i) a.push_back(base + uint64_t(stride) * uint64_t(i));
+    return mem(sid, mask, a);
+  }
+};
+
+// A block exercising every packing case.
+BlockTrace edge_block(const Ids& ids, Dim3 id) {
+  BlockTrace b;
+  b.id = id;
+  WarpBuilder w0(0);
+  w0.op(ids.iadd, 0xffffffff)
+      .op(ids.iadd, 0xffffffff)
+      .strided(ids.ldg, 0xffffffff, 0x7f0000001000, 8)  // uniform stride
+      .mem(ids.ldg, 0, {})                              // memory, no lanes
+      .mem(ids.stg, 0x00010000, {0x7f0000002000})       // single lane
+      .strided(ids.stg, 0x0000ffff, 0x7f0000003000, -4)  // negative stride
+      .mem(ids.lds, 0x8000000f, {0x10, 0x8, 0x100, 0x0, 0xffffffffffffffffULL})  // explicit, negative deltas
+      .strided(ids.atom, 0xf0f0f0f0, 0xfffffffffffffff0ULL, 0x10)  // wraps around 2^64
+      .mem(ids.ldg, 0x3, {0xffffffffffffffffULL, 0x0})             // huge then zero
+      .op(ids.mov, 0x1)
+      .op(ids.mov, 0x1)
+      .op(ids.mov, 0)
+      .strided(ids.ldg, 0xffffffff, 0, 0)  // all lanes one address
+      .op(ids.bra, 0xffffffff)
+      .op(ids.exit, 0xffffffff);
+  b.warps.push_back(w0.w);
+  b.warps.push_back(WarpTrace{});  // an empty warp
+  b.warps.back().warp_id = 1;
+  WarpBuilder w2(7);  // warp ids need not be dense
+  w2.op(ids.exit, 0x80000000);
+  b.warps.push_back(w2.w);
+  return b;
+}
+
+// Pseudo-random blocks: many warps, mixed instructions.
+BlockTrace random_block(const Ids& ids, Dim3 id, uint32_t warps, uint32_t insts, std::mt19937_64& rng) {
+  BlockTrace b;
+  b.id = id;
+  const uint32_t all[] = {ids.iadd, ids.mov, ids.ldg, ids.stg, ids.lds, ids.atom, ids.bra};
+  for (uint32_t w = 0; w < warps; ++w) {
+    WarpBuilder wb(w);
+    uint32_t mask = 0xffffffff;
+    uint64_t base = 0x7f0000000000ULL + (uint64_t(w) << 20);
+    for (uint32_t i = 0; i < insts; ++i) {
+      const uint32_t sid = all[rng() % std::size(all)];
+      if (rng() % 16 == 0) mask = uint32_t(rng());
+      if (sid == ids.ldg || sid == ids.stg || sid == ids.lds || sid == ids.atom) {
+        switch (rng() % 4) {
+          case 0:
+            wb.strided(sid, mask, base + (rng() % 4096) * 4, 4);
+            break;
+          case 1:
+            wb.strided(sid, mask, base - (rng() % 4096) * 8, -8);
+            break;
+          case 2: {
+            std::vector<uint64_t> a;
+            for (int l = 0; l < std::popcount(mask); ++l) a.push_back(rng());
+            wb.mem(sid, mask, a);
+            break;
+          }
+          default:
+            wb.strided(sid, mask, rng(), int64_t(rng() % 64) - 32);
+        }
+      } else {
+        wb.op(sid, mask);
+      }
+    }
+    wb.op(ids.exit, mask);
+    b.warps.push_back(std::move(wb.w));
+  }
+  return b;
+}
+
+void expect_same_block(const BlockTrace& want, const BlockTrace& got, const StaticTable& table) {
+  ASSERT_EQ(want.id, got.id);
+  ASSERT_EQ(want.warps.size(), got.warps.size());
+  for (size_t w = 0; w < want.warps.size(); ++w) {
+    const WarpTrace& a = want.warps[w];
+    const WarpTrace& b = got.warps[w];
+    ASSERT_EQ(a.warp_id, b.warp_id);
+    ASSERT_EQ(a.insts.size(), b.insts.size()) << "warp " << w;
+    for (size_t i = 0; i < a.insts.size(); ++i) {
+      ASSERT_EQ(a.insts[i].static_id, b.insts[i].static_id) << "warp " << w << " inst " << i;
+      ASSERT_EQ(a.insts[i].active_mask, b.insts[i].active_mask) << "warp " << w << " inst " << i;
+      const auto la = a.lane_addresses(a.insts[i], table);
+      const auto lb = b.lane_addresses(b.insts[i], table);
+      ASSERT_TRUE(std::equal(la.begin(), la.end(), lb.begin(), lb.end())) << "warp " << w << " inst " << i;
+    }
+  }
+}
+
+void expect_same_table(const StaticTable& a, const StaticTable& b) {
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(a.opcode_count(), b.opcode_count());
+  for (uint32_t i = 0; i < a.opcode_count(); ++i) EXPECT_EQ(a.opcode(i), b.opcode(i));
+  for (uint32_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(a.inst(i).same_static(b.inst(i))) << "static " << i;
+    EXPECT_EQ(a.inst(i).traits.space, b.inst(i).traits.space);
+    EXPECT_EQ(a.inst(i).traits.op, b.inst(i).traits.op);
+  }
+}
+
+// Runs `f` and returns the TraceError message it throws (fails if none).
+template <class F>
+std::string trace_error(F&& f) {
+  try {
+    f();
+  } catch (const TraceError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not a TraceError: " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "no TraceError thrown";
+  return {};
+}
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "message: " << (haystack)
+
+std::string compress_chunk(const proto::BlockChunk& msg) {
+  std::string raw;
+  EXPECT_TRUE(msg.SerializeToString(&raw));
+  return lz4_compress_frame(raw);
+}
+
+// ---------------------------------------------------------------------------
+// CRC and LZ4 frames
+
+TEST(ChunkCodec, Crc32KnownValues) {
+  EXPECT_EQ(crc32("123456789", 9), 0xCBF43926u);
+  EXPECT_EQ(crc32("", 0), 0u);
+  const std::string s = "The quick brown fox jumps over the lazy dog";
+  EXPECT_EQ(crc32(s.data(), s.size()), 0x414FA339u);
+  // Chaining through the seed equals one pass, for every split.
+  for (size_t k = 0; k <= s.size(); ++k)
+    EXPECT_EQ(crc32(s.data() + k, s.size() - k, crc32(s.data(), k)), 0x414FA339u) << k;
+}
+
+TEST(ChunkCodec, Lz4FrameRoundTripAndErrors) {
+  std::string raw;
+  std::mt19937 rng(1);
+  for (int i = 0; i < 300000; ++i) raw.push_back(char(i % 7 == 0 ? rng() : i % 13));
+  const std::string frame = lz4_compress_frame(raw);
+  EXPECT_LT(frame.size(), raw.size());
+  EXPECT_EQ(lz4_decompress_frame(frame, raw.size(), "f"), raw);
+  EXPECT_EQ(lz4_decompress_frame(lz4_compress_frame(""), 0, "f"), "");
+
+  EXPECT_CONTAINS(trace_error([&] { lz4_decompress_frame(frame, raw.size() - 1, "where"); }), "where: ");
+  EXPECT_CONTAINS(trace_error([&] { lz4_decompress_frame(frame, raw.size() - 1, "where"); }), "exceeds the limit");
+  for (size_t cut : {size_t(0), size_t(3), size_t(10), frame.size() / 2, frame.size() - 1})
+    EXPECT_CONTAINS(trace_error([&] { lz4_decompress_frame(frame.substr(0, cut), raw.size(), "w"); }), "w: ");
+  EXPECT_CONTAINS(trace_error([&] { lz4_decompress_frame(frame.substr(0, frame.size() - 1), raw.size(), "w"); }),
+                  "truncated");
+  EXPECT_CONTAINS(trace_error([&] { lz4_decompress_frame(frame + "x", raw.size(), "w"); }), "after the LZ4 frame");
+  std::string bad = frame;
+  bad[frame.size() / 2] ^= 0x40;
+  EXPECT_CONTAINS(trace_error([&] { lz4_decompress_frame(bad, raw.size(), "w"); }), "w: ");
+  EXPECT_CONTAINS(trace_error([&] { lz4_decompress_frame("not a frame at all", 100, "w"); }), "w: ");
+  // A second decode on the same thread after errors still works.
+  EXPECT_EQ(lz4_decompress_frame(frame, raw.size(), "f"), raw);
+}
+
+// ---------------------------------------------------------------------------
+// Chunk codec
+
+TEST(ChunkCodec, RoundTripEdgeCases) {
+  StaticTable table;
+  const Ids ids = fill_table(table);
+  std::vector<BlockTrace> blocks = {edge_block(ids, {0, 0, 0}), edge_block(ids, {1, 0, 0})};
+  std::mt19937_64 rng(7);
+  blocks.push_back(random_block(ids, {2, 3, 4}, 64, 100, rng));  // many warps
+  const EncodedChunk chunk = encode_chunk(3, 17, blocks, table);
+  EXPECT_EQ(chunk.kernel_index, 3u);
+  EXPECT_EQ(chunk.first_block, 17u);
+  ASSERT_EQ(chunk.blocks.size(), 3u);
+
+  uint64_t warp_insts = 0, mem_insts = 0, thread_insts = 0;
+  std::vector<uint64_t> counts(table.size(), 0);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    EXPECT_EQ(chunk.blocks[b].id, blocks[b].id);
+    EXPECT_EQ(chunk.blocks[b].warps, blocks[b].warps.size());
+    EXPECT_EQ(chunk.blocks[b].warp_insts, blocks[b].warp_insts());
+    for (const WarpTrace& w : blocks[b].warps)
+      for (const WarpInstruction& wi : w.insts) {
+        ++warp_insts;
+        mem_insts += table.inst(wi.static_id).is_memory();
+        thread_insts += std::popcount(wi.active_mask);
+        ++counts[wi.static_id];
+      }
+  }
+  EXPECT_EQ(chunk.warp_insts, warp_insts);
+  EXPECT_EQ(chunk.mem_insts, mem_insts);
+  EXPECT_EQ(chunk.thread_insts, thread_insts);
+  EXPECT_EQ(chunk.static_counts, counts);
+
+  std::vector<BlockTrace> out;
+  EXPECT_EQ(decode_chunk(chunk.frame, table, out, "t"), 3u);
+  ASSERT_EQ(out.size(), blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) expect_same_block(blocks[b], out[b], table);
+
+  // Decoding into a vector that held something bigger reuses it correctly.
+  std::vector<BlockTrace> big = {random_block(ids, {9, 9, 9}, 80, 300, rng), random_block(ids, {8, 8, 8}, 3, 3, rng),
+                                 random_block(ids, {7, 7, 7}, 2, 2, rng), random_block(ids, {6, 6, 6}, 1, 1, rng)};
+  decode_chunk(chunk.frame, table, big, "t");
+  ASSERT_EQ(big.size(), blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) expect_same_block(blocks[b], big[b], table);
+}
+
+TEST(ChunkCodec, EncodeRejectsBadInput) {
+  StaticTable table;
+  const Ids ids = fill_table(table);
+  BlockTrace b;
+  WarpBuilder w(0);
+  w.op(table.size(), 1);
+  b.warps.push_back(w.w);
+  EXPECT_CONTAINS(trace_error([&] { encode_chunk(0, 0, std::span(&b, 1), table); }), "static id");
+  BlockTrace c;
+  WarpTrace wt;
+  wt.insts.push_back({ids.ldg, 0xff, 0});  // 8 lanes, no addresses
+  c.warps.push_back(wt);
+  EXPECT_CONTAINS(trace_error([&] { encode_chunk(0, 0, std::span(&c, 1), table); }), "addresses");
+}
+
+TEST(ChunkCodec, DecodeRejectsStaticIdOutsideTable) {
+  StaticTable table;
+  const Ids ids = fill_table(table);
+  const BlockTrace b = edge_block(ids, {0, 0, 0});
+  const EncodedChunk chunk = encode_chunk(0, 0, std::span(&b, 1), table);
+  StaticTable small;
+  small.intern_opcode("IADD3");
+  StaticInstruction s;
+  small.intern(s);
+  std::vector<BlockTrace> out;
+  const std::string msg = trace_error([&] { decode_chunk(chunk.frame, small, out, "file: kernel 0 chunk 0"); });
+  EXPECT_CONTAINS(msg, "file: kernel 0 chunk 0: ");
+  EXPECT_CONTAINS(msg, "static id");
+}
+
+TEST(ChunkCodec, DecodeRejectsInconsistentStreams) {
+  StaticTable table;
+  const Ids ids = fill_table(table);
+  // A valid base: iadd (mask f), ldg (mask f, uniform), stg (mask 1, explicit).
+  auto base = [&] {
+    proto::BlockChunk msg;
+    proto::WarpStream* ws = msg.add_blocks()->add_warps();
+    ws->set_num_insts(3);
+    ws->add_static_ids(int32_t(ids.iadd));
+    ws->add_static_ids(int32_t(ids.ldg) - int32_t(ids.iadd));
+    ws->add_static_ids(int32_t(ids.stg) - int32_t(ids.ldg));
+    ws->add_mask_runs(2);
+    ws->add_masks(0xf);
+    ws->add_mask_runs(1);
+    ws->add_masks(0x1);
+    ws->add_addr_kinds(0);
+    ws->add_addr_values(0x1000);
+    ws->add_addr_values(4);
+    ws->add_addr_kinds(1);
+    ws->add_addr_values(-0x100);
+    return msg;
+  };
+  std::vector<BlockTrace> out;
+  {
+    const proto::BlockChunk ok = base();
+    decode_chunk(compress_chunk(ok), table, out, "w");
+    ASSERT_EQ(out.size(), 1u);
+    const WarpTrace& w = out[0].warps[0];
+    const auto a = w.lane_addresses(w.insts[1], table);
+    EXPECT_EQ(std::vector<uint64_t>(a.begin(), a.end()), (std::vector<uint64_t>{0x1000, 0x1004, 0x1008, 0x100c}));
+    const auto s = w.lane_addresses(w.insts[2], table);
+    EXPECT_EQ(std::vector<uint64_t>(s.begin(), s.end()), (std::vector<uint64_t>{0xf00}));
+  }
+  struct Case {
+    const char* what;
+    std::function<void(proto::WarpStream&)> damage;
+    const char* expect;
+  };
+  const std::vector<Case> cases = {
+      {"count", [](proto::WarpStream& w) { w.set_num_insts(4); }, "static ids for 4 instructions"},
+      {"runs short", [](proto::WarpStream& w) { w.set_mask_runs(1, 0); }, "mask run 1"},
+      {"runs long", [](proto::WarpStream& w) { w.set_mask_runs(1, 2); }, "mask run 1 of length 2 does not fit"},
+      {"runs vs masks", [](proto::WarpStream& w) { w.add_masks(1); }, "mask runs but"},
+      {"runs cover", [](proto::WarpStream& w) {
+         w.set_num_insts(4);
+         w.add_static_ids(0);
+       }, "mask runs cover 3 of 4"},
+      {"id range", [&](proto::WarpStream& w) { w.set_static_ids(2, 1000); }, "static id"},
+      {"id negative", [&](proto::WarpStream& w) { w.set_static_ids(0, -1); }, "static id 4294967295"},
+      {"kind", [](proto::WarpStream& w) { w.set_addr_kinds(0, 2); }, "unknown address kind 2"},
+      {"missing record", [](proto::WarpStream& w) { w.mutable_addr_kinds()->RemoveLast(); }, "more memory instructions"},
+      {"values short", [](proto::WarpStream& w) { w.mutable_addr_values()->RemoveLast(); }, "address values run out"},
+      {"extra values", [](proto::WarpStream& w) { w.add_addr_values(5); }, "unused address records"},
+      {"extra kinds", [](proto::WarpStream& w) { w.add_addr_kinds(0); }, "unused address records"},
+  };
+  for (const Case& c : cases) {
+    proto::BlockChunk msg = base();
+    c.damage(*msg.mutable_blocks(0)->mutable_warps(0));
+    const std::string m = trace_error([&] { decode_chunk(compress_chunk(msg), table, out, "file: kernel 2 chunk 5"); });
+    EXPECT_CONTAINS(m, "file: kernel 2 chunk 5: block 0 warp 0: ") << c.what;
+    EXPECT_CONTAINS(m, c.expect) << c.what;
+  }
+  EXPECT_CONTAINS(trace_error([&] { decode_chunk(lz4_compress_frame("\xff\xff\xff\xff"), table, out, "w"); }),
+                  "bad protobuf");
+}
+
+TEST(ChunkCodec, SurvivesMutatedContent) {
+  // Damage behind intact LZ4 checksums (as a buggy writer would produce):
+  // decoding either succeeds or throws TraceError, and never reads out of bounds.
+  StaticTable table;
+  const Ids ids = fill_table(table);
+  std::mt19937_64 rng(99);
+  std::vector<BlockTrace> blocks = {edge_block(ids, {0, 0, 0}), random_block(ids, {1, 0, 0}, 4, 30, rng)};
+  proto::BlockChunk msg;
+  ASSERT_TRUE(msg.ParseFromString(lz4_decompress_frame(encode_chunk(0, 0, blocks, table).frame, 1 << 24, "t")));
+  std::string raw;
+  msg.SerializeToString(&raw);
+  std::vector<BlockTrace> out;
+  int ok = 0, rejected = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string bad = raw;
+    for (int k = 0, n = 1 + int(rng() % 4); k < n; ++k) bad[rng() % bad.size()] = char(rng());
+    if (iter % 5 == 0) bad.resize(rng() % bad.size());
+    try {
+      decode_chunk(lz4_compress_frame(bad), table, out, "m");
+      ++ok;
+      for (const BlockTrace& b : out)
+        for (const WarpTrace& w : b.warps)
+          for (const WarpInstruction& wi : w.insts) {
+            ASSERT_LT(wi.static_id, table.size());
+            const auto a = w.lane_addresses(wi, table);
+            if (!a.empty()) ASSERT_LE(a.data() + a.size(), w.addrs.data() + w.addrs.size());
+          }
+    } catch (const TraceError& e) {
+      ++rejected;
+      EXPECT_EQ(std::string(e.what()).rfind("m: ", 0), 0u) << e.what();
+    }
+  }
+  EXPECT_GT(rejected, 0);
+  std::cout << "[ mutate   ] " << ok << " decoded, " << rejected << " rejected\n";
+}
+
+TEST(ChunkCodec, KernelTableRoundTripAndValidation) {
+  StaticTable table;
+  fill_table(table);
+  const std::string frame = encode_kernel_table_frame(4, table);
+  const StaticTable back = decode_kernel_table_frame(frame, 4, "t");
+  expect_same_table(table, back);
+  EXPECT_CONTAINS(trace_error([&] { decode_kernel_table_frame(frame, 5, "t"); }), "names kernel 4, expected 5");
+
+  proto::KernelTable msg;
+  encode_kernel_table(4, table, msg);
+  {
+    proto::KernelTable bad = msg;
+    bad.mutable_insts(2)->set_opcode(uint32_t(bad.opcodes_size()));
+    EXPECT_CONTAINS(trace_error([&] { decode_kernel_table(bad, "t"); }), "opcode index");
+  }
+  {
+    proto::KernelTable bad = msg;
+    bad.mutable_insts(1)->add_src_regs((4u << 16) | 1);
+    EXPECT_CONTAINS(trace_error([&] { decode_kernel_table(bad, "t"); }), "bad register kind 4");
+  }
+  {
+    proto::KernelTable bad = msg;
+    *bad.add_insts() = bad.insts(0);
+    EXPECT_CONTAINS(trace_error([&] { decode_kernel_table(bad, "t"); }), "duplicates");
+  }
+  {
+    proto::KernelTable bad = msg;
+    bad.add_opcodes(bad.opcodes(0));
+    EXPECT_CONTAINS(trace_error([&] { decode_kernel_table(bad, "t"); }), "listed twice");
+  }
+}
+
+TEST(ChunkCodec, DecodeRate) {
+  // A typical-looking chunk: 8 blocks x 8 warps x 2000 instructions, a third memory.
+  StaticTable table;
+  const Ids ids = fill_table(table);
+  std::vector<BlockTrace> blocks;
+  std::mt19937_64 rng(3);
+  for (uint32_t b = 0; b < 8; ++b) {
+    BlockTrace bt;
+    bt.id = {b, 0, 0};
+    for (uint32_t w = 0; w < 8; ++w) {
+      WarpBuilder wb(w);
+      uint64_t addr = 0x7f0000000000ULL + w * 128;
+      for (uint32_t i = 0; i < 2000; ++i) {
+        switch (i % 6) {
+          case 0:
+            wb.strided(ids.ldg, 0xffffffff, addr += 4096, 8);
+            break;
+          case 3:
+            wb.strided(ids.stg, i % 60 == 3 ? 0x0000ffff : 0xffffffff, addr + 512, 4);
+            break;
+          case 5:
+            wb.op(ids.bra, 0xffffffff);
+            break;
+          default:
+            wb.op(i % 2 ? ids.iadd : ids.mov, 0xffffffff);
+        }
+      }
+      bt.warps.push_back(std::move(wb.w));
+    }
+    blocks.push_back(std::move(bt));
+  }
+  auto measure = [&](const char* what, const std::vector<BlockTrace>& in) {
+    const EncodedChunk chunk = encode_chunk(0, 0, in, table);
+    std::vector<BlockTrace> out;
+    decode_chunk(chunk.frame, table, out, "rate");
+    for (size_t b = 0; b < in.size(); ++b) expect_same_block(in[b], out[b], table);
+    const auto t0 = std::chrono::steady_clock::now();
+    int reps = 0;
+    double secs = 0;
+    do {
+      decode_chunk(chunk.frame, table, out, "rate");
+      ++reps;
+      secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } while (secs < 0.5);
+    const double rate = double(chunk.warp_insts) * reps / secs;
+    std::cout << "[ rate     ] decode_chunk, " << what << ": " << rate / 1e6 << " M warp instructions/s ("
+              << chunk.warp_insts << " per chunk, " << chunk.frame.size() << " bytes compressed)\n";
+    EXPECT_GT(rate, 1e5);  // a sanity floor that sanitizer builds also clear
+  };
+  measure("regular", blocks);
+  // Divergent: masks change now and then, one access in ten scattered over 16 KiB.
+  std::vector<BlockTrace> divergent;
+  const uint32_t all[] = {ids.iadd, ids.mov, ids.ldg, ids.iadd, ids.stg, ids.lds, ids.bra};
+  for (uint32_t b = 0; b < 8; ++b) {
+    BlockTrace bt;
+    bt.id = {b, 0, 0};
+    for (uint32_t w = 0; w < 8; ++w) {
+      WarpBuilder wb(w);
+      uint32_t mask = 0xffffffff;
+      for (uint32_t i = 0; i < 2000; ++i) {
+        if (rng() % 40 == 0) mask = rng() % 2 ? 0xffffffff : uint32_t(rng()) | 1;
+        const uint32_t sid = all[i % std::size(all)];
+        if (!table.inst(sid).is_memory()) {
+          wb.op(sid, mask);
+        } else if (rng() % 10 == 0) {
+          std::vector<uint64_t> a;
+          const uint64_t base = 0x7f0000000000ULL + (rng() % (1 << 20)) * 64;
+          for (int l = 0; l < std::popcount(mask); ++l) a.push_back(base + (rng() % 4096) * 4);
+          wb.mem(sid, mask, a);
+        } else {
+          wb.strided(sid, mask, 0x7f0000000000ULL + (rng() % (1 << 20)) * 64, 4);
+        }
+      }
+      bt.warps.push_back(std::move(wb.w));
+    }
+    divergent.push_back(std::move(bt));
+  }
+  measure("divergent", divergent);
+  // Worst case: a quarter of the accesses are random 64-bit addresses per lane.
+  std::vector<BlockTrace> random;
+  for (uint32_t b = 0; b < 8; ++b) random.push_back(random_block(ids, {b, 0, 0}, 8, 2000, rng));
+  measure("random addresses", random);
+}
+
+// ---------------------------------------------------------------------------
+// Writer and reader
+
+KernelInfo kernel_info(uint32_t id, const std::string& name) {
+  KernelInfo k;
+  k.kernel_id = id;
+  k.name = name;
+  k.grid = {uint32_t(4 + id), 2, 1};
+  k.block = {96, 1, 1};
+  k.shmem_bytes = 1024 * id;
+  k.nregs = 32 + id;
+  k.binary_version = 86;
+  k.cuda_stream_id = id % 2;
+  k.shmem_base = 0x7f0000000000ULL;
+  k.local_base = 0x7e0000000000ULL + id;
+  k.nvbit_version = "1.5.5";
+  k.tracer_version = 5;
+  k.lineinfo = id % 2 == 1;
+  k.header_fields = {{"kernel name", name}, {"kernel id", std::to_string(id)}, {"grid dim", "(4,2,1)"},
+                     {"some unknown key", "value = with = equals"}};
+  k.format_comment = "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width "
+                     "[adrrescompress?] [mem_addresses] immediate";
+  k.source_file = "kernel-" + std::to_string(id + 1) + ".traceg";
+  k.raw_tracer_output = id == 2;
+  return k;
+}
+
+TraceManifest make_manifest(uint32_t kernels) {
+  TraceManifest m;
+  m.source = "/some/where/traces/kernelslist.g";
+  for (uint32_t i = 0; i < kernels; ++i) m.kernels.push_back(kernel_info(i + 1, "_Z6kernel" + std::to_string(i)));
+  TraceCommand mc;
+  mc.kind = TraceCommand::Kind::kMemcpy;
+  mc.memcpy = {0x7f1234560000ULL, 4096};
+  m.commands.push_back(mc);
+  for (uint32_t i = 0; i < kernels; ++i) {
+    TraceCommand kc;
+    kc.kind = TraceCommand::Kind::kKernel;
+    kc.kernel_index = i;
+    m.commands.push_back(kc);
+    if (i == 0) {
+      mc.memcpy = {0xffffffffffff0000ULL, 0xffffffffULL * 3};
+      m.commands.push_back(mc);
+    }
+  }
+  return m;
+}
+
+void expect_same_manifest(const TraceManifest& a, const TraceManifest& b) {
+  EXPECT_EQ(a.source, b.source);
+  ASSERT_EQ(a.kernels.size(), b.kernels.size());
+  for (size_t i = 0; i < a.kernels.size(); ++i) {
+    const KernelInfo& x = a.kernels[i];
+    const KernelInfo& y = b.kernels[i];
+    EXPECT_EQ(x.kernel_id, y.kernel_id);
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.grid, y.grid);
+    EXPECT_EQ(x.block, y.block);
+    EXPECT_EQ(x.shmem_bytes, y.shmem_bytes);
+    EXPECT_EQ(x.nregs, y.nregs);
+    EXPECT_EQ(x.binary_version, y.binary_version);
+    EXPECT_EQ(x.cuda_stream_id, y.cuda_stream_id);
+    EXPECT_EQ(x.shmem_base, y.shmem_base);
+    EXPECT_EQ(x.local_base, y.local_base);
+    EXPECT_EQ(x.nvbit_version, y.nvbit_version);
+    EXPECT_EQ(x.tracer_version, y.tracer_version);
+    EXPECT_EQ(x.lineinfo, y.lineinfo);
+    EXPECT_EQ(x.header_fields, y.header_fields);
+    EXPECT_EQ(x.format_comment, y.format_comment);
+    EXPECT_EQ(x.source_file, y.source_file);
+    EXPECT_EQ(x.raw_tracer_output, y.raw_tracer_output);
+  }
+  ASSERT_EQ(a.commands.size(), b.commands.size());
+  for (size_t i = 0; i < a.commands.size(); ++i) {
+    EXPECT_EQ(a.commands[i].kind, b.commands[i].kind);
+    if (a.commands[i].kind == TraceCommand::Kind::kMemcpy)
+      EXPECT_EQ(a.commands[i].memcpy, b.commands[i].memcpy);
+    else
+      EXPECT_EQ(a.commands[i].kernel_index, b.commands[i].kernel_index);
+  }
+}
+
+// Three kernels: 0 with 10 blocks in chunks of 3, 1 with 5 blocks in chunks of
+// 2 (interleaved with kernel 0's), 2 with no blocks and no table added.
+struct Fixture {
+  TraceManifest manifest = make_manifest(3);
+  StaticTable tables[3];
+  std::vector<BlockTrace> blocks[3];
+
+  Fixture() {
+    std::mt19937_64 rng(11);
+    const Ids ids0 = fill_table(tables[0]);
+    for (uint32_t b = 0; b < 10; ++b)
+      blocks[0].push_back(b % 4 == 0 ? edge_block(ids0, {b % 4, b / 4, 0})
+                                     : random_block(ids0, {b % 4, b / 4, 0}, 3, 40 + b, rng));
+    // Kernel 1's table orders things differently.
+    tables[1].intern_opcode("NOP");
+    StaticInstruction nop;
+    nop.pc = 0x0;
+    tables[1].intern(nop);
+    const Ids ids1 = fill_table(tables[1]);
+    for (uint32_t b = 0; b < 5; ++b) blocks[1].push_back(random_block(ids1, {b, 0, 0}, 2 + b, 25, rng));
+  }
+
+  void write(const fs::path& path, size_t chunk0 = 3, size_t chunk1 = 2) {
+    ContainerWriter w(path);
+    w.write_header(manifest);
+    size_t n0 = 0, n1 = 0;
+    while (n0 < blocks[0].size() || n1 < blocks[1].size()) {
+      if (n0 < blocks[0].size()) {
+        const size_t n = std::min(chunk0, blocks[0].size() - n0);
+        w.add_chunk(encode_chunk(0, uint32_t(n0), std::span(blocks[0]).subspan(n0, n), tables[0]));
+        n0 += n;
+      }
+      if (n1 < blocks[1].size()) {
+        const size_t n = std::min(chunk1, blocks[1].size() - n1);
+        w.add_chunk(encode_chunk(1, uint32_t(n1), std::span(blocks[1]).subspan(n1, n), tables[1]));
+        n1 += n;
+      }
+    }
+    w.add_kernel_table(1, tables[1]);
+    w.add_kernel_table(0, tables[0]);
+    w.commit();
+  }
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+void write_file(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+// Parses the footer of a container image.
+proto::TraceFooter footer_of(const std::string& bytes) {
+  const auto* tail = reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - container::kTailSize);
+  const uint64_t off = container::get_u64(tail);
+  const uint32_t size = container::get_u32(tail + 8);
+  proto::TraceFooter f;
+  EXPECT_TRUE(f.ParseFromString(lz4_decompress_frame(std::string_view(bytes).substr(off, size), 1 << 30, "test")));
+  return f;
+}
+// Replaces the footer (with a correct CRC), as a writer with a bad index would.
+std::string with_footer(const std::string& bytes, const proto::TraceFooter& f) {
+  const auto* tail = reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - container::kTailSize);
+  const uint64_t off = container::get_u64(tail);
+  std::string raw;
+  f.SerializeToString(&raw);
+  const std::string frame = lz4_compress_frame(raw);
+  std::string out = bytes.substr(0, off) + frame;
+  unsigned char t[container::kTailSize];
+  container::FileTail{off, uint32_t(frame.size()), crc32(frame.data(), frame.size()), container::kFormatVersion}
+      .write(t);
+  out.append(reinterpret_cast<const char*>(t), sizeof t);
+  return out;
+}
+
+TEST(Container, RoundTrip) {
+  ScratchDir dir("container");
+  Fixture fx;
+  const fs::path path = dir / "trace.lst";
+  fx.write(path);
+  EXPECT_TRUE(fs::is_regular_file(path));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator{}), 1);  // no temp left
+
+  const ContainerReader r(path);
+  EXPECT_EQ(r.format_version(), container::kFormatVersion);
+  EXPECT_EQ(r.producer(), kContainerProducer);
+  expect_same_manifest(fx.manifest, r.manifest());
+  ASSERT_EQ(r.kernel_count(), 3u);
+  EXPECT_EQ(r.block_count(0), 10u);
+  EXPECT_EQ(r.chunk_count(0), 4u);
+  EXPECT_EQ(r.block_count(1), 5u);
+  EXPECT_EQ(r.chunk_count(1), 3u);
+  EXPECT_EQ(r.block_count(2), 0u);
+  EXPECT_EQ(r.chunk_count(2), 0u);
+  EXPECT_EQ(r.kernel_table(2).size(), 0u);
+  EXPECT_EQ(r.totals(2).warp_insts, 0u);
+  EXPECT_TRUE(r.totals(2).opcode_counts.empty());
+
+  for (uint32_t k = 0; k < 2; ++k) {
+    SCOPED_TRACE("kernel " + std::to_string(k));
+    expect_same_table(fx.tables[k], r.kernel_table(k));
+    const StaticTable& table = r.kernel_table(k);
+    ASSERT_EQ(r.blocks(k).size(), fx.blocks[k].size());
+    KernelTotals want;
+    want.opcode_counts.assign(table.opcode_count(), 0);
+    for (size_t b = 0; b < fx.blocks[k].size(); ++b) {
+      const BlockTrace& bt = fx.blocks[k][b];
+      EXPECT_EQ(r.blocks(k)[b], (BlockInfo{bt.id, uint32_t(bt.warps.size()), bt.warp_insts()}));
+      for (const WarpTrace& w : bt.warps)
+        for (const WarpInstruction& wi : w.insts) {
+          ++want.warp_insts;
+          want.mem_insts += table.inst(wi.static_id).is_memory();
+          want.thread_insts += std::popcount(wi.active_mask);
+          ++want.opcode_counts[table.inst(wi.static_id).opcode_id];
+        }
+    }
+    const KernelTotals& got = r.totals(k);
+    EXPECT_EQ(got.warp_insts, want.warp_insts);
+    EXPECT_EQ(got.mem_insts, want.mem_insts);
+    EXPECT_EQ(got.thread_insts, want.thread_insts);
+    EXPECT_EQ(got.opcode_counts, want.opcode_counts);
+
+    // Chunk by chunk.
+    uint32_t ordinal = 0;
+    std::vector<BlockTrace> chunk;
+    for (uint32_t c = 0; c < r.chunk_count(k); ++c) {
+      r.read_chunk(k, c, chunk);
+      EXPECT_EQ(r.chunks(k)[c].first_block, ordinal);
+      for (const BlockTrace& bt : chunk) expect_same_block(fx.blocks[k][ordinal++], bt, table);
+    }
+    EXPECT_EQ(ordinal, fx.blocks[k].size());
+
+    // Random access, out of order.
+    std::vector<uint32_t> order(fx.blocks[k].size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937(5));
+    for (uint32_t b : order) expect_same_block(fx.blocks[k][b], r.read_block(k, b), table);
+
+    // Streaming.
+    BlockStream stream(r, k);
+    BlockTrace got_block;
+    size_t n = 0;
+    while (stream.next(got_block)) expect_same_block(fx.blocks[k][n++], got_block, table);
+    EXPECT_EQ(n, fx.blocks[k].size());
+    EXPECT_FALSE(stream.next(got_block));
+  }
+  EXPECT_CONTAINS(trace_error([&] { r.read_block(0, 10); }), "block 10 out of range");
+  std::vector<BlockTrace> scratch;
+  EXPECT_CONTAINS(trace_error([&] { r.read_chunk(1, 3, scratch); }), "chunk 3 out of range");
+  EXPECT_CONTAINS(trace_error([&] { r.kernel_table(3); }), "kernel 3 out of range");
+}
+
+TEST(Container, ManifestCodecRoundTrip) {
+  const TraceManifest m = make_manifest(4);
+  proto::TraceHeader h;
+  encode_manifest(m, 1, h);
+  expect_same_manifest(m, decode_manifest(h, "h"));
+  h.mutable_commands(1)->set_kernel_index(4);
+  EXPECT_CONTAINS(trace_error([&] { decode_manifest(h, "h"); }), "names kernel 4");
+  h.mutable_commands(1)->clear_kind();
+  EXPECT_CONTAINS(trace_error([&] { decode_manifest(h, "h"); }), "neither a memcpy nor a kernel");
+}
+
+TEST(Container, WriterChecksCallOrder) {
+  ScratchDir dir("container-order");
+  Fixture fx;
+  const fs::path path = dir / "t.lst";
+  {
+    ContainerWriter w(path);
+    EXPECT_CONTAINS(trace_error([&] { w.add_kernel_table(0, fx.tables[0]); }), "before write_header");
+    w.write_header(fx.manifest);
+    EXPECT_CONTAINS(trace_error([&] { w.write_header(fx.manifest); }), "twice");
+    const std::span<const BlockTrace> all(fx.blocks[0]);
+    EXPECT_CONTAINS(trace_error([&] { w.add_chunk(encode_chunk(0, 1, all.subspan(1, 2), fx.tables[0])); }),
+                    "expected 0");
+    w.add_chunk(encode_chunk(0, 0, all.subspan(0, 2), fx.tables[0]));
+    EXPECT_CONTAINS(trace_error([&] { w.add_chunk(encode_chunk(0, 1, all.subspan(1, 2), fx.tables[0])); }),
+                    "chunk starts at block 1, expected 2");
+    EXPECT_CONTAINS(trace_error([&] { w.add_chunk(encode_chunk(0, 0, all.subspan(0, 2), fx.tables[0])); }),
+                    "block order");
+    EXPECT_CONTAINS(trace_error([&] { w.add_chunk(encode_chunk(7, 0, all.subspan(0, 1), fx.tables[0])); }),
+                    "kernel 7");
+    EXPECT_CONTAINS(trace_error([&] { w.add_chunk(encode_chunk(0, 2, all.subspan(0, 0), fx.tables[0])); }),
+                    "empty chunk");
+    w.add_chunk(encode_chunk(1, 0, std::span(fx.blocks[1]).subspan(0, 1), fx.tables[1]));
+    // Kernel 1 has a chunk but no table yet.
+    w.add_kernel_table(0, fx.tables[0]);
+    EXPECT_CONTAINS(trace_error([&] { w.add_kernel_table(0, fx.tables[0]); }), "table added twice");
+    EXPECT_CONTAINS(trace_error([&] { w.commit(); }), "kernel 1: has chunks but no kernel table");
+  }
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(Container, WriterWithoutCommitLeavesNothing) {
+  ScratchDir dir("container-abandon");
+  Fixture fx;
+  const fs::path path = dir / "t.lst";
+  {
+    ContainerWriter w(path);
+    EXPECT_TRUE(fs::exists(w.temp_path()));
+    EXPECT_NE(w.temp_path(), path);
+    w.write_header(fx.manifest);
+    w.add_chunk(encode_chunk(0, 0, std::span(fx.blocks[0]).subspan(0, 3), fx.tables[0]));
+    w.add_kernel_table(0, fx.tables[0]);
+    EXPECT_GT(w.bytes_written(), 16u);
+  }
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+
+  // An existing file at the final path survives an abandoned writer, and is
+  // replaced by a committed one.
+  write_file(path, "old contents");
+  { ContainerWriter w(path); }
+  EXPECT_EQ(read_file(path), "old contents");
+  fx.write(path);
+  EXPECT_EQ(ContainerReader(path).block_count(0), 10u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator{}), 1);
+}
+
+TEST(Container, WriterTableMayCoverMoreThanChunksUse) {
+  ScratchDir dir("container-table");
+  Fixture fx;
+  const fs::path path = dir / "t.lst";
+  ContainerWriter w(path);
+  w.write_header(fx.manifest);
+  w.add_chunk(encode_chunk(0, 0, std::span(fx.blocks[0]).subspan(0, 1), fx.tables[0]));
+  // Interning after the chunk was encoded is fine: ids only grow.
+  fx.tables[0].intern_opcode("HMMA.16816.F32");
+  StaticInstruction s;
+  s.pc = 0x9990;
+  s.opcode_id = fx.tables[0].opcode_count() - 1;
+  fx.tables[0].intern(s);
+  w.add_kernel_table(0, fx.tables[0]);
+  w.add_kernel_table(1, fx.tables[1]);
+  w.commit();
+  const ContainerReader r(path);
+  EXPECT_EQ(r.kernel_table(0).size(), fx.tables[0].size());
+  EXPECT_EQ(r.totals(0).opcode_counts.size(), fx.tables[0].opcode_count());
+  EXPECT_EQ(r.totals(0).opcode_counts.back(), 0u);
+  expect_same_block(fx.blocks[0][0], r.read_block(0, 0), r.kernel_table(0));
+}
+
+class ContainerCorruption : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fx.write(good);
+    bytes = read_file(good);
+  }
+  std::string open_error(const std::string& image) {
+    write_file(bad, image);
+    return trace_error([&] { ContainerReader r(bad); });
+  }
+
+  ScratchDir dir{"container-corrupt"};
+  Fixture fx;
+  fs::path good = dir / "good.lst";
+  fs::path bad = dir / "bad.lst";
+  std::string bytes;
+};
+
+TEST_F(ContainerCorruption, BadMagic) {
+  std::string b = bytes;
+  b[0] = 'X';
+  const std::string m = open_error(b);
+  EXPECT_CONTAINS(m, bad.string() + ": ");
+  EXPECT_CONTAINS(m, "bad magic");
+  EXPECT_CONTAINS(open_error("#traces format = something else entirely, a text trace\n"), "bad magic");
+}
+
+TEST_F(ContainerCorruption, WrongVersion) {
+  std::string b = bytes;
+  b[8] = 7;
+  const std::string m = open_error(b);
+  EXPECT_CONTAINS(m, "unsupported format version 7 (this build reads 1)");
+  b = bytes;
+  b[bytes.size() - 12] = 9;  // the tail's copy
+  EXPECT_CONTAINS(open_error(b), "tail format version 9");
+}
+
+TEST_F(ContainerCorruption, Truncated) {
+  for (size_t cut : {size_t(0), size_t(5), size_t(16), size_t(40), size_t(200), bytes.size() / 2,
+                     bytes.size() - container::kTailSize - 1, bytes.size() - container::kTailSize,
+                     bytes.size() - 10, bytes.size() - 1}) {
+    const std::string m = open_error(bytes.substr(0, cut));
+    EXPECT_CONTAINS(m, bad.string() + ": ") << "cut at " << cut;
+    EXPECT_TRUE(m.find("truncated") != std::string::npos) << "cut at " << cut << ": " << m;
+  }
+  // Appended garbage moves the tail: also caught.
+  EXPECT_CONTAINS(open_error(bytes + "xyz"), "tail magic");
+}
+
+TEST_F(ContainerCorruption, FlippedByteInChunk) {
+  const proto::TraceFooter f = footer_of(bytes);
+  const proto::FrameRef& ref = f.kernels(0).chunks(1).frame();
+  std::string b = bytes;
+  b[ref.offset() + ref.size() / 2] ^= 0x10;
+  write_file(bad, b);
+  const ContainerReader r(bad);  // the index is intact: opening succeeds
+  std::vector<BlockTrace> out;
+  r.read_chunk(0, 0, out);  // other chunks still read
+  const std::string m = trace_error([&] { r.read_chunk(0, 1, out); });
+  EXPECT_CONTAINS(m, bad.string() + ": kernel 0 chunk 1: checksum mismatch");
+  EXPECT_CONTAINS(trace_error([&] { r.read_block(0, 4); }), "kernel 0 chunk 1: checksum mismatch");
+}
+
+TEST_F(ContainerCorruption, FlippedByteInFooter) {
+  std::string b = bytes;
+  b[bytes.size() - container::kTailSize - 5] ^= 0x01;
+  EXPECT_CONTAINS(open_error(b), "footer: checksum mismatch");
+}
+
+TEST_F(ContainerCorruption, FlippedByteInTable) {
+  const proto::TraceFooter f = footer_of(bytes);
+  const proto::FrameRef& ref = f.kernels(1).table();
+  std::string b = bytes;
+  b[ref.offset() + 3] ^= 0x01;
+  write_file(bad, b);
+  const ContainerReader r(bad);
+  EXPECT_CONTAINS(trace_error([&] { r.kernel_table(1); }), "kernel 1 table: checksum mismatch");
+  EXPECT_CONTAINS(trace_error([&] { r.totals(1); }), "kernel 1 table: checksum mismatch");
+  EXPECT_EQ(r.kernel_table(0).size(), fx.tables[0].size());
+}
+
+TEST_F(ContainerCorruption, IndexPointsPastTheEnd) {
+  proto::TraceFooter f = footer_of(bytes);
+  f.mutable_kernels(1)->mutable_chunks(2)->mutable_frame()->set_offset(bytes.size() + 100);
+  std::string m = open_error(with_footer(bytes, f));
+  EXPECT_CONTAINS(m, "kernel 1 chunk 2: frame at offset");
+  EXPECT_CONTAINS(m, "outside the data region");
+
+  f = footer_of(bytes);
+  const uint64_t footer_off = container::get_u64(
+      reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - container::kTailSize));
+  f.mutable_kernels(0)->mutable_table()->set_offset(footer_off - 2);  // overlaps the footer
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 0 table: frame at offset");
+
+  f = footer_of(bytes);
+  f.mutable_header()->set_offset(uint64_t(1) << 63);
+  f.mutable_header()->set_size(0xffffffff);
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "header: frame at offset");
+
+  // The tail itself pointing elsewhere.
+  std::string b = bytes;
+  container::put_u64(reinterpret_cast<unsigned char*>(b.data() + b.size() - container::kTailSize), b.size() * 2);
+  EXPECT_CONTAINS(open_error(b), "does not end at the tail");
+}
+
+TEST_F(ContainerCorruption, InconsistentIndex) {
+  proto::TraceFooter f = footer_of(bytes);
+  f.mutable_kernels(0)->mutable_chunks(1)->set_first_block(4);
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 0 chunk 1: index says it starts at block 4, expected 3");
+
+  f = footer_of(bytes);
+  f.mutable_kernels(0)->mutable_blocks()->RemoveLast();
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 0 chunk 3: chunk blocks run past");
+
+  f = footer_of(bytes);
+  f.mutable_kernels(1)->add_blocks()->set_warps(1);
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 1: chunks hold 5 blocks but the index lists 6");
+
+  f = footer_of(bytes);
+  f.mutable_kernels(1)->set_warp_insts(f.kernels(1).warp_insts() + 1);
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 1: index total");
+
+  f = footer_of(bytes);
+  f.mutable_kernels()->RemoveLast();
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "footer indexes 2 kernels but the header lists 3");
+
+  // Block summaries that disagree with the chunk's contents surface on read.
+  f = footer_of(bytes);
+  f.mutable_kernels(0)->mutable_blocks(4)->mutable_id()->set_z(99);
+  write_file(bad, with_footer(bytes, f));
+  const ContainerReader r(bad);
+  EXPECT_CONTAINS(trace_error([&] { r.read_block(0, 4); }), "kernel 0 chunk 1: block 4");
+
+  // Opcode counts that do not fit the table.
+  f = footer_of(bytes);
+  f.mutable_kernels(1)->add_opcode_counts(0);
+  write_file(bad, with_footer(bytes, f));
+  const ContainerReader r2(bad);
+  EXPECT_CONTAINS(trace_error([&] { r2.totals(1); }), "kernel 1 table: ");
+}
+
+TEST_F(ContainerCorruption, BadProtobufInChunk) {
+  // A frame whose LZ4 and CRC are fine but whose content is not a BlockChunk.
+  const fs::path p = dir / "garbage.lst";
+  {
+    ContainerWriter w(p);
+    w.write_header(fx.manifest);
+    EncodedChunk c;
+    c.kernel_index = 0;
+    c.blocks = {BlockInfo{{0, 0, 0}, 1, 0}};
+    c.frame = lz4_compress_frame("\xff\xff\xff\xff\xff\xff");
+    w.add_chunk(std::move(c));
+    w.add_kernel_table(0, fx.tables[0]);
+    w.add_kernel_table(1, fx.tables[1]);
+    w.commit();
+  }
+  const ContainerReader r(p);
+  std::vector<BlockTrace> out;
+  EXPECT_CONTAINS(trace_error([&] { r.read_chunk(0, 0, out); }), p.string() + ": kernel 0 chunk 0: bad protobuf");
+}
+
+// ---------------------------------------------------------------------------
+// BlockStream
+
+TEST(BlockStream, StreamsEveryBlockWithAnyLookahead) {
+  ScratchDir dir("stream");
+  Fixture fx;
+  const fs::path path = dir / "t.lst";
+  fx.write(path, 1, 1);
+  const ContainerReader r(path);
+  for (size_t ahead : {size_t(0), size_t(1), size_t(2), size_t(16)}) {
+    BlockStream s(r, 0, ahead);
+    size_t n = 0;
+    while (const BlockTrace* b = s.next()) expect_same_block(fx.blocks[0][n++], *b, r.kernel_table(0));
+    EXPECT_EQ(n, 10u);
+    EXPECT_EQ(s.blocks_returned(), 10u);
+    EXPECT_EQ(s.next(), nullptr);
+  }
+  BlockStream empty(r, 2);
+  EXPECT_EQ(empty.next(), nullptr);
+  EXPECT_CONTAINS(trace_error([&] { BlockStream s(r, 9); }), "kernel 9 out of range");
+}
+
+TEST(BlockStream, StopsCleanlyWhenAbandoned) {
+  ScratchDir dir("stream-abandon");
+  Fixture fx;
+  const fs::path path = dir / "t.lst";
+  fx.write(path, 1, 1);
+  const ContainerReader r(path);
+  { BlockStream s(r, 0, 1); }  // never read
+  {
+    BlockStream s(r, 0, 2);
+    ASSERT_NE(s.next(), nullptr);
+  }
+  {
+    BlockStream s(r, 1, 1);
+    BlockTrace b;
+    ASSERT_TRUE(s.next(b));
+    ASSERT_TRUE(s.next(b));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // helper blocked on a full queue
+  }
+  for (int i = 0; i < 20; ++i) {
+    BlockStream s(r, i % 2, size_t(i % 3));
+    for (int j = 0; j < i % 4; ++j) s.next();
+  }
+}
+
+TEST(BlockStream, CarriesHelperErrorsToTheConsumer) {
+  ScratchDir dir("stream-error");
+  Fixture fx;
+  const fs::path path = dir / "t.lst";
+  fx.write(path, 2, 2);
+  std::string b = read_file(path);
+  const proto::TraceFooter f = footer_of(b);
+  const proto::FrameRef& ref = f.kernels(0).chunks(2).frame();
+  b[ref.offset() + ref.size() - 3] ^= 0x55;
+  write_file(path, b);
+  const ContainerReader r(path);
+  BlockStream s(r, 0, 8);
+  size_t n = 0;
+  const std::string m = trace_error([&] {
+    while (const BlockTrace* bt = s.next()) expect_same_block(fx.blocks[0][n++], *bt, r.kernel_table(0));
+  });
+  EXPECT_EQ(n, 4u);  // chunks 0 and 1 came through first
+  EXPECT_CONTAINS(m, "kernel 0 chunk 2: checksum mismatch");
+  EXPECT_EQ(s.next(), nullptr);  // the stream stays ended
+}
+
+TEST(BlockStream, SeveralStreamsShareOneReader) {
+  ScratchDir dir("stream-shared");
+  Fixture fx;
+  const fs::path path = dir / "t.lst";
+  fx.write(path, 1, 1);
+  const ContainerReader r(path);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      const uint32_t k = uint32_t(t % 2);
+      for (int rep = 0; rep < 3; ++rep) {
+        BlockStream s(r, k, 2);
+        BlockTrace b;
+        size_t n = 0;
+        while (s.next(b)) {
+          const BlockTrace& want = fx.blocks[k][n++];
+          if (b.id != want.id || b.warp_insts() != want.warp_insts()) ++failures;
+        }
+        if (n != fx.blocks[k].size()) ++failures;
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+}  // namespace
+}  // namespace lockstep
