@@ -33,12 +33,16 @@ void put_regs(std::string& s, const std::vector<RegRef>& regs) {
   }
 }
 
-void put_addresses(std::string& s, std::span<const uint64_t> a) {
+// Like the tracer: "base stride" only for one contiguous run of two or more
+// active lanes (Accel-Sim expands it lane by lane from the first active lane
+// and stops at the first gap), else "base deltas".
+void put_addresses(std::string& s, std::span<const uint64_t> a, uint32_t mask) {
   if (a.empty()) {
     s.append("1 0x0 0 ");
     return;
   }
-  bool uniform = true;
+  const uint32_t run = mask >> std::countr_zero(mask);
+  bool uniform = a.size() > 1 && (run & (run + 1)) == 0;
   const int64_t stride = a.size() > 1 ? int64_t(a[1] - a[0]) : 0;
   for (size_t i = 2; i < a.size() && uniform; ++i) uniform = int64_t(a[i] - a[i - 1]) == stride;
   s.append(uniform ? "1 0x" : "2 0x");
@@ -118,7 +122,7 @@ void write_block_text(TextSink& out, const KernelInfo& k, const BlockTrace& bloc
       put_regs(s, st.srcs);
       put_udec(s, st.mem_width);
       s.push_back(' ');
-      if (st.is_memory()) put_addresses(s, w.lane_addresses(wi, table));
+      if (st.is_memory()) put_addresses(s, w.lane_addresses(wi, table), wi.active_mask);
       if (k.has_immediate_field()) {
         put_dec(s, st.has_immediate ? st.immediate : 0);
         s.push_back(' ');
