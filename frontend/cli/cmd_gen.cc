@@ -1,0 +1,66 @@
+// lockstep gen WORKLOAD -o DIR [--size N] [--seed N] [--sms N] [--arch sm70|sm80]
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "frontend/cli/commands.h"
+#include "frontend/gen/workload_generator.h"
+
+namespace po = boost::program_options;
+
+namespace lockstep::cli {
+
+int cmd_gen(const Args& args) {
+  std::string workload, output, size = "200K", arch = "sm70";
+  uint64_t seed = 1;
+  uint32_t sms = 80;
+  bool quiet = false;
+  std::ostringstream usage;
+  usage << "usage: lockstep gen WORKLOAD -o DIR [options]\n"
+           "Writes a synthetic Accel-Sim trace (kernelslist.g, kernel-N.traceg) of WORKLOAD:\n";
+  for (const std::string& name : workload_names()) usage << "  " << name << ": " << workload_summary(name) << "\n";
+  usage << "options";
+  po::options_description opts(usage.str());
+  opts.add_options()("help,h", "show this help")("output,o", po::value(&output), "output directory (required)")(
+      "size", po::value(&size)->default_value(size),
+      "approximate total warp instructions; K/M/G suffixes = 1e3/1e6/1e9")(
+      "seed", po::value(&seed)->default_value(seed), "random seed; same options give identical files")(
+      "sms", po::value(&sms)->default_value(sms), "SM count the grids are sized for")(
+      "arch", po::value(&arch)->default_value(arch), "sm70 or sm80 (binary version and SASS spelling)")(
+      "quiet,q", po::bool_switch(&quiet), "print nothing on success");
+  po::options_description hidden;
+  hidden.add_options()("workload", po::value(&workload));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("workload", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  if (workload.empty()) throw po::error("missing WORKLOAD");
+  if (output.empty()) throw po::error("missing -o DIR");
+
+  GenOptions options;
+  options.workload = workload;
+  options.size = parse_size(size);
+  options.seed = seed;
+  options.sms = sms;
+  options.arch = parse_arch(arch);
+  const auto start = std::chrono::steady_clock::now();
+  const GenSummary s = generate_trace(options, output);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!quiet)
+    std::printf("generated %s: %u kernels, %llu blocks, %llu warp instructions, %llu bytes in %.2f s (%.1f MB/s) to %s\n",
+                workload.c_str(), s.kernels, (unsigned long long)s.blocks, (unsigned long long)s.warp_insts,
+                (unsigned long long)s.bytes, seconds, seconds > 0 ? double(s.bytes) / 1e6 / seconds : 0.0,
+                output.c_str());
+  return 0;
+}
+
+}  // namespace lockstep::cli
