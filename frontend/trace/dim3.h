@@ -1,6 +1,7 @@
 #pragma once
 #include <compare>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace lockstep {
@@ -14,7 +15,11 @@ struct Dim3 {
   uint64_t volume() const { return uint64_t(x) * y * z; }
   // Linear index of `idx` inside this extent (x fastest, as CUDA numbers blocks).
   uint64_t linear(const Dim3& idx) const { return idx.x + uint64_t(x) * (idx.y + uint64_t(y) * idx.z); }
-  std::string str() const { return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")"; }
+  std::string str() const {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "(%u,%u,%u)", x, y, z);
+    return buf;
+  }
   auto operator<=>(const Dim3&) const = default;
 };
 

@@ -418,7 +418,9 @@ TEST(ChunkCodec, SurvivesMutatedContent) {
           for (const WarpInstruction& wi : w.insts) {
             ASSERT_LT(wi.static_id, table.size());
             const auto a = w.lane_addresses(wi, table);
-            if (!a.empty()) ASSERT_LE(a.data() + a.size(), w.addrs.data() + w.addrs.size());
+            if (!a.empty()) {
+              ASSERT_LE(a.data() + a.size(), w.addrs.data() + w.addrs.size());
+            }
           }
     } catch (const TraceError& e) {
       ++rejected;
