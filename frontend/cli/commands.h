@@ -14,5 +14,7 @@ int cmd_convert(const Args& args);
 int cmd_info(const Args& args);
 int cmd_export(const Args& args);
 int cmd_gen(const Args& args);
+int cmd_config(const Args& args);
+int cmd_run(const Args& args);
 
 }  // namespace lockstep::cli

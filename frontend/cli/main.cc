@@ -16,10 +16,12 @@ struct Subcommand {
 };
 
 constexpr Subcommand kSubcommands[] = {
+    {"run", lockstep::cli::cmd_run, "simulate a trace on a GPU config and report cycles, IPC and counters"},
     {"convert", lockstep::cli::cmd_convert, "convert an Accel-Sim text trace to a .lst container"},
     {"info", lockstep::cli::cmd_info, "summarise a trace (.lst or Accel-Sim text)"},
     {"export", lockstep::cli::cmd_export, "write a .lst back as Accel-Sim text"},
     {"gen", lockstep::cli::cmd_gen, "generate a synthetic Accel-Sim trace of a named workload"},
+    {"config", lockstep::cli::cmd_config, "check, summarise or dump a GPU config; list the shipped GPUs"},
 };
 
 void usage(std::FILE* out) {

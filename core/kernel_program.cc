@@ -1,0 +1,58 @@
+#include "core/kernel_program.h"
+
+#include <cstdio>
+
+#include "frontend/trace/trace_error.h"
+
+namespace lockstep {
+
+KernelProgram::KernelProgram(const SmSpec& sm, OpcodeResolver resolve, std::string kernel_label)
+    : sm_(sm), resolve_(std::move(resolve)), label_(std::move(kernel_label)) {}
+
+void KernelProgram::extend(const StaticTable& table) {
+  const uint32_t n = table.size();
+  for (uint32_t id = uint32_t(insts_.size()); id < n; ++id) {
+    const StaticInstruction& st = table.inst(id);
+    const std::string& opcode = table.opcode(st.opcode_id);
+    char pc[32];
+    std::snprintf(pc, sizeof pc, "PC 0x%04llx", (unsigned long long)st.pc);
+    const std::string where = label_ + " " + pc;
+    auto [unit_name, kind] = resolve_(opcode, where);
+    TimedInstruction t;
+    t.pc = st.pc;
+    t.kind = kind;
+    if (st.is_memory() && kind == InstKind::kAlu) t.kind = InstKind::kMemory;  // the trace says it has addresses
+    // "MEM" names the LD/ST path: memory instructions go there; fences and
+    // dependency barriers are handled by the warp and need no pipeline.
+    if (unit_name == "MEM" && t.kind != InstKind::kMemory) {
+      t.unit = kNoUnit;
+    } else if (t.kind != InstKind::kMemory) {
+      bool found = false;
+      for (size_t u = 0; u < sm_.units.size(); ++u)
+        if (sm_.units[u].name == unit_name) {
+          t.unit = uint16_t(u);
+          found = sm_.units[u].per_subcore > 0;
+          break;
+        }
+      if (!found)
+        throw TraceError(where + ": opcode '" + opcode + "' maps to unit class '" + unit_name +
+                         "', which this GPU config does not declare (sm.units)");
+    }
+    t.space = st.traits.space;
+    t.op = st.traits.op;
+    t.access_bytes = uint8_t(st.access_bytes());
+    t.has_addresses = st.is_memory();
+    t.immediate = st.has_immediate ? st.immediate : 0;
+    for (const RegRef& r : st.dsts) {
+      const uint16_t i = scoreboard_index(r);
+      if (i != kNoRegister && t.num_dsts < t.dsts.size()) t.dsts[t.num_dsts++] = i;
+    }
+    for (const RegRef& r : st.srcs) {
+      const uint16_t i = scoreboard_index(r);
+      if (i != kNoRegister && t.num_srcs < t.srcs.size()) t.srcs[t.num_srcs++] = i;
+    }
+    insts_.push_back(t);
+  }
+}
+
+}  // namespace lockstep

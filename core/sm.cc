@@ -1,0 +1,437 @@
+#include "core/sm.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <span>
+
+#include "core/coalescer.h"
+#include "core/shared_memory_banks.h"
+
+namespace lockstep {
+
+Sm::Sm(uint32_t id, const SmSpec& spec) : id_(id), spec_(spec) {
+  warps_.resize(spec.max_warps);
+  blocks_.resize(spec.max_blocks);
+  size_t pipes = 0;
+  for (const UnitSpec& u : spec.units) {
+    unit_first_pipe_.push_back(uint32_t(pipes));
+    pipes += std::max(u.per_subcore, 1u);
+  }
+  unit_free_at_.assign(spec.subcores, std::vector<uint64_t>(pipes, 0));
+  last_issued_.assign(spec.subcores, UINT32_MAX);
+  last_fetched_.assign(spec.subcores, UINT32_MAX);
+  candidates_.resize(spec.subcores);
+  stats_.unit_issues.assign(spec.units.size(), 0);
+  const uint32_t lines = std::max(1u, spec.icache_kb * 1024 / std::max(1u, spec.icache_line_bytes));
+  icache_sets_ = std::max(1u, lines / std::max(1u, spec.icache_ways));
+  icache_.resize(size_t(icache_sets_) * std::max(1u, spec.icache_ways));
+}
+
+bool Sm::can_accept(const KernelLaunch& l) const {
+  if (resident_blocks_ >= l.occupancy.blocks_per_sm) return false;
+  if (resident_blocks_ > 0 && current_kernel_ != l.kernel_index) return false;  // one kernel per SM at a time
+  return resident_warps_ + l.warps_per_block <= spec_.max_warps;
+}
+
+void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64_t now) {
+  if (current_kernel_ != l.kernel_index) {
+    // New code: the instruction cache holds another kernel's lines.
+    for (ICacheLine& line : icache_) line = ICacheLine();
+    current_kernel_ = l.kernel_index;
+  }
+  program_ = l.program;
+  uint32_t slot = 0;
+  while (blocks_[slot].active) ++slot;
+  Block& b = blocks_[slot];
+  b.active = true;
+  b.trace = std::move(block);
+  b.warp_slots.clear();
+  b.at_barrier = 0;
+  b.live_warps = 0;
+  ++resident_blocks_;
+  ++stats_.blocks_launched;
+  for (const WarpTrace& wt : b.trace->warps) {
+    uint32_t w = 0;
+    while (warps_[w].active) ++w;
+    Warp& warp = warps_[w];
+    warp = Warp();
+    warp.active = true;
+    warp.block = slot;
+    warp.trace = &wt;
+    warp.age = launch_seq_++;
+    warp.fetch_ready = now;
+    b.warp_slots.push_back(w);
+    ++b.live_warps;
+    ++resident_warps_;
+  }
+  // Warps with an empty trace finish at once.
+  for (uint32_t w : std::vector<uint32_t>(b.warp_slots)) finish_warp_if_done(w);
+}
+
+void Sm::finish_warp_if_done(uint32_t slot) {
+  Warp& w = warps_[slot];
+  if (!w.active || w.next_issue < w.trace->insts.size() || w.outstanding > 0) return;
+  w.active = false;
+  --resident_warps_;
+  Block& b = blocks_[w.block];
+  --b.live_warps;
+  // A warp that ends releases a barrier the others are waiting at.
+  if (b.live_warps > 0 && b.at_barrier == b.live_warps) {
+    for (uint32_t s : b.warp_slots) warps_[s].at_barrier = false;
+    b.at_barrier = 0;
+  }
+  if (b.live_warps == 0) retire_block(w.block);
+}
+
+void Sm::retire_block(uint32_t slot) {
+  Block& b = blocks_[slot];
+  b.active = false;
+  b.trace.reset();
+  --resident_blocks_;
+}
+
+bool Sm::icache_lookup(uint64_t line, uint64_t now, uint64_t& ready_at) {
+  const uint32_t ways = std::max(1u, spec_.icache_ways);
+  ICacheLine* set = &icache_[(line % icache_sets_) * ways];
+  for (uint32_t i = 0; i < ways; ++i)
+    if (set[i].tag == line) {
+      set[i].last_use = now;
+      ready_at = set[i].ready;
+      return true;
+    }
+  ICacheLine* victim = set;
+  for (uint32_t i = 1; i < ways; ++i)
+    if (set[i].last_use < victim->last_use) victim = &set[i];
+  victim->tag = line;
+  victim->ready = now + spec_.icache_miss_latency;
+  victim->last_use = now;
+  ready_at = victim->ready;
+  return false;
+}
+
+void Sm::fetch(uint32_t sc, uint64_t now) {
+  // One warp per sub-core per cycle, round robin over the sub-core's slots,
+  // fills its instruction buffer.
+  const uint32_t per = (spec_.max_warps - sc + spec_.subcores - 1) / spec_.subcores;
+  for (uint32_t i = 0; i < per; ++i) {
+    const uint32_t idx = (last_fetched_[sc] + 1 + i) % per;
+    const uint32_t slot = sc + idx * spec_.subcores;
+    Warp& w = warps_[slot];
+    if (!w.active || w.fetch_blocked_until > now) continue;
+    const uint32_t size = uint32_t(w.trace->insts.size());
+    if (w.next_fetch >= size || w.next_fetch - w.next_issue >= spec_.ibuffer_entries) continue;
+    last_fetched_[sc] = idx;
+    // The I-cache line of the next instruction; the buffer then fills with as many as fit.
+    uint64_t ready = now;
+    const uint64_t pc_line = (*program_)[w.trace->insts[w.next_fetch].static_id].pc / spec_.icache_line_bytes;
+    if (icache_lookup(pc_line, now, ready)) {
+      ++stats_.icache_hits;
+    } else {
+      ++stats_.icache_misses;
+    }
+    if (ready > now) {
+      w.fetch_blocked_until = ready;
+      return;
+    }
+    while (w.next_fetch < size && w.next_fetch - w.next_issue < spec_.ibuffer_entries) ++w.next_fetch;
+    w.fetch_ready = now + 1;
+    return;
+  }
+}
+
+uint32_t Sm::register_bank_extra(const TimedInstruction& ti) const {
+  // Each bank delivers one operand per cycle; uniform and predicate registers
+  // are not in the vector banks, and an operand named twice is read once.
+  uint8_t reads[64] = {};
+  uint32_t worst = 0;
+  const uint32_t banks = std::clamp(spec_.reg_banks, 1u, 64u);
+  for (uint32_t i = 0; i < ti.num_srcs; ++i) {
+    if (ti.srcs[i] >= 256) continue;
+    bool repeat = false;
+    for (uint32_t j = 0; j < i; ++j) repeat |= ti.srcs[j] == ti.srcs[i];
+    if (!repeat) worst = std::max<uint32_t>(worst, ++reads[ti.srcs[i] % banks]);
+  }
+  return worst > 1 ? worst - 1 : 0;
+}
+
+void Sm::order_candidates(uint32_t sc) {
+  std::vector<uint32_t>& c = candidates_[sc];
+  c.clear();
+  for (uint32_t slot = sc; slot < spec_.max_warps; slot += spec_.subcores)
+    if (warps_[slot].active) c.push_back(slot);
+  if (c.empty()) return;
+  switch (spec_.scheduler) {
+    case WarpSchedulerPolicy::kLrr: {
+      // Start after the warp that issued last.
+      const uint32_t last = last_issued_[sc];
+      auto it = std::upper_bound(c.begin(), c.end(), last == UINT32_MAX ? 0u : last);
+      if (last == UINT32_MAX) it = c.begin();
+      std::rotate(c.begin(), it, c.end());
+      break;
+    }
+    case WarpSchedulerPolicy::kGto: {
+      // Greedy: the last issuer first, then oldest first.
+      std::sort(c.begin(), c.end(), [&](uint32_t a, uint32_t b) { return warps_[a].age < warps_[b].age; });
+      const uint32_t last = last_issued_[sc];
+      auto it = std::find(c.begin(), c.end(), last);
+      if (it != c.end()) std::rotate(c.begin(), it, it + 1);
+      break;
+    }
+    case WarpSchedulerPolicy::kTwoLevel: {
+      // Active pool: the oldest warps not waiting on memory, round robin inside.
+      std::sort(c.begin(), c.end(), [&](uint32_t a, uint32_t b) {
+        const bool ma = warps_[a].outstanding_memory > 0, mb = warps_[b].outstanding_memory > 0;
+        if (ma != mb) return !ma;
+        return warps_[a].age < warps_[b].age;
+      });
+      const size_t pool = std::min<size_t>(c.size(), std::max(1u, spec_.two_level_active_warps));
+      const uint32_t last = last_issued_[sc];
+      auto end = c.begin() + long(pool);
+      auto it = std::find(c.begin(), end, last);
+      if (it != end) std::rotate(c.begin(), it + 1, end);
+      break;
+    }
+  }
+}
+
+bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, StallReason& why) {
+  if (w.next_issue >= w.next_fetch || w.fetch_ready > now) {
+    why = StallReason::kFetch;
+    return false;
+  }
+  if (w.at_barrier) {
+    why = StallReason::kBarrier;
+    return false;
+  }
+  const WarpInstruction& wi = w.trace->insts[w.next_issue];
+  const TimedInstruction& ti = (*program_)[wi.static_id];
+  if (w.waiting_membar) {
+    if (w.outstanding_memory > 0) {
+      why = StallReason::kMemory;
+      return false;
+    }
+    w.waiting_membar = false;
+  }
+  for (uint32_t i = 0; i < ti.num_srcs; ++i)
+    if (w.pending[ti.srcs[i]]) {
+      why = StallReason::kScoreboard;
+      return false;
+    }
+  for (uint32_t i = 0; i < ti.num_dsts; ++i)
+    if (w.pending[ti.dsts[i]]) {
+      why = StallReason::kScoreboard;
+      return false;
+    }
+  const uint32_t sc = slot % spec_.subcores;
+  uint32_t latency = 0;
+  const bool memory = ti.kind == InstKind::kMemory;
+  if (ti.kind == InstKind::kDepBar || ti.kind == InstKind::kMemBarrier) {
+    if (w.outstanding_memory > 0) {  // DEPBAR waits for the asynchronous copies the warp has in flight
+      why = StallReason::kMemory;
+      return false;
+    }
+  }
+  if (memory) {
+    if (units_used & 1u) {  // one memory instruction per scheduler per cycle
+      why = StallReason::kMemory;
+      return false;
+    }
+    if (ldst_cycle_ != now) {
+      ldst_cycle_ = now;
+      ldst_issued_this_cycle_ = 0;
+    }
+    if (ldst_free_at_ > now || ldst_issued_this_cycle_ >= spec_.ldst_issue_per_cycle) {
+      why = StallReason::kMemory;
+      return false;
+    }
+    units_used |= 1u;
+  } else if (ti.unit == kNoUnit) {
+    latency = 1;
+  } else {
+    const UnitSpec& u = spec_.units[ti.unit];
+    if (units_used & (2u << ti.unit)) {  // dual issue needs different unit classes
+      why = StallReason::kUnitBusy;
+      return false;
+    }
+    const size_t base = unit_first_pipe_[ti.unit];
+    std::vector<uint64_t>& free_at = unit_free_at_[sc];
+    size_t pipe = SIZE_MAX;
+    for (size_t p = base; p < base + std::max(u.per_subcore, 1u); ++p)
+      if (free_at[p] <= now) {
+        pipe = p;
+        break;
+      }
+    if (pipe == SIZE_MAX) {
+      why = StallReason::kUnitBusy;
+      return false;
+    }
+    free_at[pipe] = now + u.initiation;
+    units_used |= 2u << ti.unit;
+    latency = u.latency;
+    ++stats_.unit_issues[ti.unit];
+  }
+
+  // Issue.
+  if (observer_) observer_(now, w.trace->warp_id, blocks_[w.block].trace->id, w.next_issue);
+  ++w.next_issue;
+  ++stats_.warp_insts;
+  stats_.thread_insts += std::popcount(wi.active_mask);
+  last_issued_[sc] = slot;
+  switch (ti.kind) {
+    case InstKind::kBarrier: {
+      Block& b = blocks_[w.block];
+      w.at_barrier = true;
+      if (++b.at_barrier == b.live_warps) {
+        for (uint32_t s : b.warp_slots) warps_[s].at_barrier = false;
+        b.at_barrier = 0;
+      }
+      break;
+    }
+    case InstKind::kMemBarrier:
+      w.waiting_membar = w.outstanding_memory > 0;
+      break;
+    case InstKind::kExit:
+      if (wi.active_mask == 0xffffffffu && w.next_issue < w.trace->insts.size() && !w.saw_full_exit) {
+        w.saw_full_exit = true;
+        ++stats_.exit_then_more;
+      }
+      break;
+    default:
+      break;
+  }
+  if (memory) {
+    execute_memory(w, slot, ti, wi, now);
+  } else if (ti.num_dsts > 0) {
+    const uint32_t extra = register_bank_extra(ti);
+    stats_.reg_bank_conflicts += extra;
+    for (uint32_t i = 0; i < ti.num_dsts; ++i) w.pending.set(ti.dsts[i]);
+    ++w.outstanding;
+    pending_.push(Writeback{now + latency + extra, wb_seq_++, slot, &ti, false});
+  }
+  finish_warp_if_done(slot);
+  return true;
+}
+
+void Sm::execute_memory(Warp& w, uint32_t slot, const TimedInstruction& ti, const WarpInstruction& wi, uint64_t now) {
+  ++stats_.mem_insts;
+  ++ldst_issued_this_cycle_;
+  // Constant loads (LDC) and the like come without addresses in traces.
+  const std::span<const uint64_t> lanes =
+      ti.has_addresses ? std::span<const uint64_t>(w.trace->addrs.data() + wi.addr_begin, size_t(std::popcount(wi.active_mask)))
+                       : std::span<const uint64_t>();
+  uint32_t busy = 1;
+  uint64_t done = now + spec_.perfect_memory_latency;
+  switch (ti.space) {
+    case MemSpace::kShared: {
+      ++stats_.shared_requests;
+      const uint32_t waves = shared_memory_wavefronts(lanes, ti.access_bytes, spec_.shared_banks, spec_.shared_bank_bytes);
+      busy = std::max(1u, waves);
+      stats_.shared_bank_conflicts += busy - 1;
+      done = now + spec_.shared_latency + (busy - 1);
+      break;
+    }
+    case MemSpace::kConst:
+      ++stats_.const_requests;
+      break;
+    default: {
+      const uint32_t sectors = count_sectors(lanes, wi.active_mask, ti.access_bytes, spec_.coalesce_threads);
+      const bool global = ti.space == MemSpace::kGlobal || ti.space == MemSpace::kGeneric ||
+                          ti.space == MemSpace::kGlobalToShared || ti.space == MemSpace::kTexture;
+      if (ti.op == MemOp::kAtomic || ti.op == MemOp::kReduction) {
+        ++stats_.atomic_requests;
+      } else if (ti.space == MemSpace::kLocal) {
+        stats_.local_sectors += sectors;
+      } else if (global && ti.op == MemOp::kStore) {
+        ++stats_.global_st_requests;
+        stats_.global_st_sectors += sectors;
+      } else if (global) {
+        ++stats_.global_ld_requests;
+        stats_.global_ld_sectors += sectors;
+      }
+      break;
+    }
+  }
+  ldst_free_at_ = now + busy;
+  for (uint32_t i = 0; i < ti.num_dsts; ++i) w.pending.set(ti.dsts[i]);
+  ++w.outstanding;
+  ++w.outstanding_memory;
+  pending_.push(Writeback{done, wb_seq_++, slot, &ti, true});
+}
+
+void Sm::writeback(uint64_t now) {
+  while (!pending_.empty() && pending_.top().cycle <= now) {
+    const Writeback wb = pending_.top();
+    pending_.pop();
+    Warp& w = warps_[wb.warp];
+    for (uint32_t i = 0; i < wb.inst->num_dsts; ++i) w.pending.reset(wb.inst->dsts[i]);
+    --w.outstanding;
+    if (wb.memory) --w.outstanding_memory;
+    finish_warp_if_done(wb.warp);
+  }
+}
+
+void Sm::issue(uint32_t sc, uint64_t now) {
+  order_candidates(sc);
+  const std::vector<uint32_t>& c = candidates_[sc];
+  if (c.empty()) {
+    ++stats_.stalls[size_t(StallReason::kIdle)];
+    return;
+  }
+  uint32_t issued = 0, units_used = 0;
+  StallReason first_reason = StallReason::kIdle;
+  bool have_reason = false;
+  for (uint32_t slot : c) {
+    if (issued >= spec_.issue_width) break;
+    Warp& w = warps_[slot];
+    if (!w.active) continue;
+    StallReason why = StallReason::kIdle;
+    if (try_issue(w, slot, now, units_used, why)) {
+      ++issued;
+    } else if (!have_reason) {
+      first_reason = why;
+      have_reason = true;
+    }
+  }
+  if (issued == 0) ++stats_.stalls[size_t(first_reason)];
+}
+
+bool Sm::tick(uint64_t now) {
+  if (resident_blocks_ == 0) return false;
+  ++stats_.cycles_active;
+  stats_.warps_active_sum += resident_warps_;
+  writeback(now);
+  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) issue(sc, now);
+  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch(sc, now);
+  return true;
+}
+
+uint64_t Sm::next_event(uint64_t now) const {
+  if (resident_blocks_ == 0) return UINT64_MAX;
+  return now + 1;
+}
+
+SmStats Sm::take_stats() {
+  SmStats s = std::move(stats_);
+  stats_ = SmStats();
+  stats_.unit_issues.assign(spec_.units.size(), 0);
+  return s;
+}
+
+std::vector<std::string> Sm::describe_stuck_warps() const {
+  std::vector<std::string> out;
+  for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
+    const Warp& w = warps_[slot];
+    if (!w.active) continue;
+    const Block& b = blocks_[w.block];
+    char line[256];
+    const char* state = w.at_barrier ? "at barrier" : w.waiting_membar ? "at MEMBAR" : w.outstanding ? "waiting for results" : "ready";
+    std::snprintf(line, sizeof line, "sm %u block %s warp %u: instruction %u of %zu, %s, %u results outstanding", id_,
+                  b.trace ? b.trace->id.str().c_str() : "?", w.trace->warp_id, w.next_issue, w.trace->insts.size(), state,
+                  w.outstanding);
+    out.emplace_back(line);
+  }
+  return out;
+}
+
+}  // namespace lockstep

@@ -1,0 +1,154 @@
+#pragma once
+// One streaming multiprocessor: sub-cores (warp scheduler, register-file
+// banks, execution units each), a shared instruction cache and fetch, the
+// LD/ST unit with shared-memory banks and the memory port, and the block
+// (CTA) slots with their barriers.
+//
+// Pipeline timing (all in core cycles; documented in docs/DESIGN.md §7):
+//   fetch at t (I-cache hit)          -> decoded, issuable from t + 1
+//   issue at t                          unit pipeline must accept at t; it then
+//                                       accepts again at t + initiation
+//   dependents may issue at t + latency + (bank-conflict cycles)
+//   shared memory: t + shared_latency + (conflict cycles); the LD/ST unit is
+//   busy for 1 + conflict cycles; global/local/const: perfect memory at
+//   t + perfect_memory_latency.
+// The SM talks to nothing outside itself within a cycle: blocks are handed to
+// it between cycles by the GPU's block dispatcher, and its counters are read
+// after the run, so ticking SMs in any order gives the same result.
+#include <bitset>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "core/kernel_program.h"
+#include "core/occupancy.h"
+#include "core/sm_spec.h"
+#include "core/sm_stats.h"
+#include "frontend/trace/block_trace.h"
+
+namespace lockstep {
+
+struct KernelLaunch {
+  uint32_t kernel_index = 0;
+  const KernelProgram* program = nullptr;
+  Occupancy occupancy;
+  uint32_t warps_per_block = 0;
+};
+
+class Sm {
+ public:
+  Sm(uint32_t id, const SmSpec& spec);
+
+  uint32_t id() const { return id_; }
+  // Called between cycles by the dispatcher.
+  bool can_accept(const KernelLaunch& launch) const;
+  void accept(const KernelLaunch& launch, std::unique_ptr<BlockTrace> block, uint64_t now);
+  // Advances one core cycle. Returns false when the SM holds no block.
+  bool tick(uint64_t now);
+  bool busy() const { return resident_blocks_ > 0; }
+  // Earliest cycle at which anything on this SM can change state (for gating), or UINT64_MAX.
+  uint64_t next_event(uint64_t now) const;
+
+  // Tests and debugging: called for every issued instruction with
+  // (cycle, warp id within its block, block index, trace position).
+  using IssueObserver = std::function<void(uint64_t, uint32_t, const Dim3&, uint32_t)>;
+  void set_issue_observer(IssueObserver observer) { observer_ = std::move(observer); }
+
+  const SmStats& stats() const { return stats_; }
+  SmStats take_stats();  // returns and resets the counters
+  // One line per resident warp that cannot make progress (for the watchdog).
+  std::vector<std::string> describe_stuck_warps() const;
+
+ private:
+  struct Warp {
+    bool active = false;
+    uint32_t block = 0;           // block slot
+    const WarpTrace* trace = nullptr;
+    uint32_t next_fetch = 0;      // trace index of the next instruction to fetch
+    uint32_t next_issue = 0;      // trace index of the next instruction to issue
+    uint64_t fetch_ready = 0;     // decoded instructions up to next_fetch are issuable from this cycle
+    uint64_t fetch_blocked_until = 0;
+    uint32_t outstanding = 0;     // results not written back yet
+    uint32_t outstanding_memory = 0;
+    bool at_barrier = false;
+    bool waiting_membar = false;
+    bool saw_full_exit = false;
+    uint64_t age = 0;             // launch order, for GTO
+    std::bitset<kNumScoreboardRegs> pending;
+  };
+
+  struct Block {
+    bool active = false;
+    std::unique_ptr<BlockTrace> trace;
+    std::vector<uint32_t> warp_slots;
+    uint32_t live_warps = 0;
+    uint32_t at_barrier = 0;
+    uint32_t threads = 0;
+    uint32_t regs = 0;
+    uint32_t shared = 0;
+  };
+  struct Writeback {
+    uint64_t cycle;
+    uint64_t seq;
+    uint32_t warp;
+    const TimedInstruction* inst;
+    bool memory;
+    bool operator>(const Writeback& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
+  };
+
+  void writeback(uint64_t now);
+  void issue(uint32_t subcore, uint64_t now);
+  void fetch(uint32_t subcore, uint64_t now);
+  bool try_issue(Warp& w, uint32_t warp_slot, uint64_t now, uint32_t& units_used, StallReason& why);
+  void execute_memory(Warp& w, uint32_t warp_slot, const TimedInstruction& ti, const WarpInstruction& wi, uint64_t now);
+  uint32_t register_bank_extra(const TimedInstruction& ti) const;
+  void finish_warp_if_done(uint32_t warp_slot);
+  void retire_block(uint32_t block_slot);
+  bool icache_lookup(uint64_t line, uint64_t now, uint64_t& ready_at);
+  void order_candidates(uint32_t subcore);
+
+  const uint32_t id_;
+  const SmSpec& spec_;
+  SmStats stats_;
+
+  std::vector<Warp> warps_;     // max_warps slots; slot % subcores = sub-core
+  std::vector<Block> blocks_;   // max_blocks slots
+  uint32_t resident_blocks_ = 0;
+  uint32_t resident_warps_ = 0;
+  uint32_t used_threads_ = 0;
+  uint32_t used_regs_ = 0;
+  uint32_t used_shared_ = 0;
+  uint32_t current_kernel_ = UINT32_MAX;
+  uint64_t launch_seq_ = 0;
+  const KernelProgram* program_ = nullptr;
+
+  // Per sub-core state.
+  std::vector<uint32_t> unit_first_pipe_;            // unit class -> its first pipeline index
+  std::vector<std::vector<uint64_t>> unit_free_at_;  // [subcore][pipeline]: cycle it accepts again
+  std::vector<uint32_t> last_issued_;                // scheduler memory for LRR / GTO
+  std::vector<uint32_t> last_fetched_;
+  std::vector<std::vector<uint32_t>> candidates_;    // scratch: issue order per sub-core
+
+  // LD/ST unit.
+  uint64_t ldst_free_at_ = 0;
+  uint32_t ldst_issued_this_cycle_ = 0;
+  uint64_t ldst_cycle_ = UINT64_MAX;
+
+  // Instruction cache: tags per set, LRU by last-use cycle; lines valid from `ready`.
+  struct ICacheLine {
+    uint64_t tag = UINT64_MAX;
+    uint64_t ready = 0;
+    uint64_t last_use = 0;
+  };
+  std::vector<ICacheLine> icache_;
+  uint32_t icache_sets_ = 1;
+
+  std::priority_queue<Writeback, std::vector<Writeback>, std::greater<Writeback>> pending_;
+  uint64_t wb_seq_ = 0;
+  IssueObserver observer_;
+};
+
+}  // namespace lockstep

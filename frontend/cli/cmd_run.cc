@@ -1,0 +1,114 @@
+// lockstep run TRACE [--gpu NAME | --config FILE] [--set k=v]... [options]
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "frontend/cli/commands.h"
+#include "frontend/convert/open_trace.h"
+#include "parallel/config/gpu_config.h"
+#include "parallel/simulation.h"
+#include "parallel/stats_report.h"
+
+namespace po = boost::program_options;
+
+namespace lockstep::cli {
+namespace {
+
+// The shipped config of the GPU generation a trace was recorded on.
+std::string default_gpu_for(uint32_t binary_version) {
+  switch (binary_version / 10) {
+    case 6: return "GTX1080";
+    case 7: return binary_version >= 75 ? "RTX2060" : "QV100";
+    case 8: return binary_version >= 86 ? "RTX3070" : "A100";
+    case 9: return "H100";
+    default: return "QV100";
+  }
+}
+
+std::optional<uint64_t> parse_cluster_order(const std::string& text) {
+  if (text == "natural") return std::nullopt;
+  if (text.rfind("shuffle:", 0) == 0) {
+    size_t used = 0;
+    const std::string seed = text.substr(8);
+    try {
+      const uint64_t v = std::stoull(seed, &used);
+      if (used == seed.size()) return v;
+    } catch (const std::exception&) {
+    }
+  }
+  throw po::error("--cluster-order: expected 'natural' or 'shuffle:SEED', got '" + text + "'");
+}
+
+}  // namespace
+
+int cmd_run(const Args& args) {
+  std::string input, gpu, config_file, kernels, stats_json, schedule = "seq", cluster_order = "natural";
+  std::vector<std::string> sets;
+  SimulationOptions options;
+  bool perfect = false, quiet = false;
+  po::options_description opts(
+      "usage: lockstep run TRACE [options]\n"
+      "TRACE: a .lst file or an Accel-Sim trace directory / kernelslist.g (read while streaming)\noptions");
+  opts.add_options()("help,h", "show this help")(
+      "gpu", po::value(&gpu), "GPU config by name (configs/gpus/NAME.cfg); default: the trace's architecture")(
+      "config", po::value(&config_file), "GPU config file")(
+      "set", po::value(&sets)->composing(), "override a config key: --set sm.max_warps=48 (repeatable)")(
+      "kernels", po::value(&kernels), "simulate only these kernel ids, e.g. 1,3-5 (memcpys still apply)")(
+      "stats-json", po::value(&stats_json), "write statistics as JSON to this file")(
+      "perfect-memory", po::bool_switch(&perfect), "every global/local/const access hits after a fixed latency")(
+      "threads", po::value(&options.threads)->default_value(1), "simulation threads")(
+      "schedule", po::value(&schedule)->default_value("seq"), "cycle schedule: seq")(
+      "max-cycles", po::value(&options.max_cycles)->default_value(0), "stop after this many core cycles (0: none)")(
+      "cluster-order", po::value(&cluster_order)->default_value("natural"),
+      "debug: 'shuffle:SEED' ticks clusters in a random order every cycle (results must not change)")(
+      "quiet,q", po::bool_switch(&quiet), "no summary or progress");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value(&input));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("input", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  if (input.empty()) throw po::error("missing trace");
+  if (!gpu.empty() && !config_file.empty()) throw po::error("--gpu and --config are exclusive");
+  options.schedule = schedule;
+  options.perfect_memory = perfect;
+  options.shuffle_seed = parse_cluster_order(cluster_order);
+  if (!kernels.empty()) options.kernel_ids = parse_kernel_list(kernels);
+  if (options.threads == 0) throw po::error("--threads must be at least 1");
+  if (options.threads > 1 && schedule == "seq" && !quiet)
+    std::fprintf(stderr, "lockstep run: note: the seq schedule simulates on one thread (--threads %u ignored)\n",
+                 options.threads);
+  options.threads = 1;
+
+  auto trace = open_trace(input);
+  if (trace->manifest().kernels.empty()) throw std::runtime_error(input + ": the trace has no kernels");
+  std::string which = !config_file.empty() ? config_file : gpu;
+  if (which.empty()) which = default_gpu_for(trace->manifest().kernels.front().binary_version);
+  const GpuSpec spec = load_gpu_spec(which, sets);
+
+  const auto start = std::chrono::steady_clock::now();
+  bool printed_progress = false;
+  if (!quiet)
+    options.progress = [&](uint32_t k, uint32_t n, uint64_t cycles, uint64_t insts) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (s < 2.0) return;
+      std::fprintf(stderr, "\rkernel %u/%u  %llu cycles  %llu warp insts  %.2f M warp insts/s   ", k + 1, n,
+                   (unsigned long long)cycles, (unsigned long long)insts, double(insts) / s / 1e6);
+      printed_progress = true;
+    };
+  const SimulationReport report = simulate(*trace, spec, options);
+  if (printed_progress) std::fprintf(stderr, "\n");
+  if (!stats_json.empty()) write_stats_json(report, stats_json);
+  if (!quiet) print_summary(stdout, report);
+  return 0;
+}
+
+}  // namespace lockstep::cli

@@ -1,0 +1,129 @@
+#include "parallel/simulation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "core/kernel_program.h"
+#include "frontend/isa/config_dir.h"
+#include "frontend/isa/isa_def.h"
+#include "parallel/gpu.h"
+
+namespace lockstep {
+
+std::vector<uint32_t> parse_kernel_list(const std::string& text) {
+  std::vector<uint32_t> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    const size_t dash = item.find('-');
+    try {
+      size_t used = 0;
+      if (item.empty()) throw std::invalid_argument("empty item");
+      if (dash == std::string::npos) {
+        out.push_back(uint32_t(std::stoul(item, &used)));
+        if (used != item.size()) throw std::invalid_argument(item);
+      } else {
+        const uint32_t a = uint32_t(std::stoul(item.substr(0, dash), &used));
+        if (used != dash) throw std::invalid_argument(item);
+        const uint32_t b = uint32_t(std::stoul(item.substr(dash + 1), &used));
+        if (used != item.size() - dash - 1 || b < a) throw std::invalid_argument(item);
+        for (uint32_t k = a; k <= b; ++k) out.push_back(k);
+      }
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--kernels: bad kernel list '" + text + "' (expected e.g. 1,3-5)");
+    }
+    pos = comma + 1;
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const SimulationOptions& options) {
+  if (options.schedule != "seq")
+    throw std::invalid_argument("--schedule " + options.schedule + ": only 'seq' exists in this build");
+  if (!options.perfect_memory)
+    throw std::invalid_argument(
+        "the memory system (L1D/L2/DRAM) is not modelled in this build: run with --perfect-memory");
+  const auto start = std::chrono::steady_clock::now();
+  const TraceManifest& m = trace.manifest();
+  SimulationReport report;
+  report.gpu = spec.name;
+  report.sm_count = spec.sms;
+  report.max_warps_per_sm = spec.sm.max_warps;
+  for (const UnitSpec& u : spec.sm.units) report.unit_names.push_back(u.name);
+  report.threads = options.threads;
+  report.schedule = options.schedule;
+
+  std::vector<uint32_t> selected;
+  for (const TraceCommand& c : m.commands) {
+    if (c.kind != TraceCommand::Kind::kKernel) continue;
+    const uint32_t id = m.kernels[c.kernel_index].kernel_id;
+    if (options.kernel_ids.empty() || std::binary_search(options.kernel_ids.begin(), options.kernel_ids.end(), id))
+      selected.push_back(c.kernel_index);
+  }
+  if (!options.kernel_ids.empty() && selected.size() != options.kernel_ids.size())
+    throw std::invalid_argument("--kernels names kernel ids the trace does not have");
+
+  Gpu gpu(spec);
+  std::map<uint32_t, IsaDef> isa_by_version;
+  uint64_t cycles_so_far = 0, insts_so_far = 0;
+  uint32_t ordinal = 0;
+  for (const TraceCommand& c : m.commands) {
+    if (c.kind == TraceCommand::Kind::kMemcpy) {
+      // With perfect memory a copy has no timing effect; it is counted.
+      ++report.memcpys;
+      report.memcpy_bytes += c.memcpy.bytes;
+      continue;
+    }
+    if (std::find(selected.begin(), selected.end(), c.kernel_index) == selected.end()) continue;
+    if (report.truncated) break;
+    const KernelInfo& info = m.kernels[c.kernel_index];
+    auto it = isa_by_version.find(info.binary_version);
+    if (it == isa_by_version.end()) {
+      IsaDef def = IsaDef::for_binary_version(info.binary_version, default_config_dir());
+      for (const std::string& extra : spec.isa_extra) def.add_extra(extra);
+      it = isa_by_version.emplace(info.binary_version, std::move(def)).first;
+    }
+    const IsaDef& isa = it->second;
+    const std::string label = "kernel " + std::to_string(info.kernel_id) + " (" + info.source_file + ")";
+    KernelProgram program(
+        spec.sm,
+        [&isa](const std::string& opcode, const std::string& where) {
+          const IsaDef::Entry e = isa.resolve(opcode, where);
+          return std::make_pair(e.unit, e.kind);
+        },
+        label);
+    KernelRunOptions ko;
+    ko.shuffle_seed = options.shuffle_seed;
+    if (options.max_cycles) ko.cycle_budget = options.max_cycles - cycles_so_far;
+    const uint32_t kernels_to_run = uint32_t(selected.size());
+    if (options.progress)
+      ko.progress = [&, ordinal](uint64_t cycles, uint64_t insts) {
+        options.progress(ordinal, kernels_to_run, cycles_so_far + cycles, insts_so_far + insts);
+      };
+    KernelResult r = gpu.run_kernel(trace, c.kernel_index, program, ko);
+    cycles_so_far += r.cycles;
+    insts_so_far += r.stats.warp_insts;
+    KernelReport k;
+    k.kernel_index = c.kernel_index;
+    k.kernel_id = info.kernel_id;
+    k.name = info.name;
+    k.cycles = r.cycles;
+    k.truncated = r.truncated;
+    k.occupancy = r.occupancy;
+    k.stats = std::move(r.stats);
+    report.truncated |= r.truncated;
+    report.kernels.push_back(std::move(k));
+    ++ordinal;
+    if (options.max_cycles && cycles_so_far >= options.max_cycles) report.truncated = true;
+  }
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace lockstep

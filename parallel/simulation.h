@@ -1,0 +1,60 @@
+#pragma once
+// Runs a whole trace on a GPU: memcpys and kernels in trace order, the chosen
+// kernels simulated one after another, per-kernel and total statistics.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/occupancy.h"
+#include "core/sm_stats.h"
+#include "frontend/trace/trace_source.h"
+#include "parallel/gpu_spec.h"
+
+namespace lockstep {
+
+struct SimulationOptions {
+  std::vector<uint32_t> kernel_ids;        // simulate only these kernel ids (empty: all)
+  bool perfect_memory = true;
+  uint64_t max_cycles = 0;                 // stop the run after this many cycles (0: none)
+  std::optional<uint64_t> shuffle_seed;    // --cluster-order shuffle:SEED
+  uint32_t threads = 1;
+  std::string schedule = "seq";
+  // Progress: (kernel ordinal, kernels to run, cycles, warp instructions) — for stderr.
+  std::function<void(uint32_t, uint32_t, uint64_t, uint64_t)> progress;
+};
+
+struct KernelReport {
+  uint32_t kernel_index = 0;
+  uint32_t kernel_id = 0;
+  std::string name;
+  uint64_t cycles = 0;
+  bool truncated = false;
+  Occupancy occupancy;
+  SmStats stats;
+};
+
+struct SimulationReport {
+  std::string gpu;
+  std::vector<std::string> unit_names;
+  uint32_t sm_count = 0;
+  uint32_t max_warps_per_sm = 0;
+  std::vector<KernelReport> kernels;
+  uint64_t memcpys = 0;
+  uint64_t memcpy_bytes = 0;
+  bool truncated = false;
+  // Run figures (not deterministic).
+  double wall_seconds = 0;
+  uint32_t threads = 1;
+  std::string schedule;
+};
+
+// Throws TraceError (bad trace, unknown opcode), SimulationError (watchdog,
+// kernel that cannot run) or std::invalid_argument (bad options).
+SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const SimulationOptions& options);
+
+// "1,3-5" -> {1,3,4,5}; throws std::invalid_argument on bad syntax.
+std::vector<uint32_t> parse_kernel_list(const std::string& text);
+
+}  // namespace lockstep

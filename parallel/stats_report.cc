@@ -1,0 +1,147 @@
+#include "parallel/stats_report.h"
+
+#include <unistd.h>
+
+#include <cinttypes>
+#include <filesystem>
+#include <stdexcept>
+
+namespace lockstep {
+namespace {
+
+std::vector<StatValue> derive(const SimulationReport& r, const SmStats& s, uint64_t cycles, double theoretical_occupancy,
+                              uint64_t kernels) {
+  std::vector<StatValue> out;
+  auto integer = [&](const std::string& n, uint64_t v) { out.push_back({n, true, v, 0}); };
+  auto real = [&](const std::string& n, double v) { out.push_back({n, false, 0, v}); };
+  integer("gpc__cycles_elapsed.max", cycles);
+  integer("launch__kernels", kernels);
+  s.for_each(r.unit_names, integer);
+  real("ipc", cycles ? double(s.warp_insts) / double(cycles) : 0.0);
+  real("sm__warps_active.avg.pct_of_peak_sustained_active",
+       s.cycles_active ? 100.0 * double(s.warps_active_sum) / (double(s.cycles_active) * r.max_warps_per_sm) : 0.0);
+  if (theoretical_occupancy >= 0) real("sm__maximum_warps_per_active_cycle_pct", 100.0 * theoretical_occupancy);
+  return out;
+}
+
+void json_string(std::string& out, const std::string& s) {
+  out.push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void json_stats(std::string& out, const std::vector<StatValue>& stats) {
+  out += "{";
+  for (size_t i = 0; i < stats.size(); ++i) {
+    if (i) out += ", ";
+    json_string(out, stats[i].name);
+    char buf[64];
+    if (stats[i].is_integer)
+      std::snprintf(buf, sizeof buf, ": %" PRIu64, stats[i].integer);
+    else
+      std::snprintf(buf, sizeof buf, ": %.6f", stats[i].real);
+    out += buf;
+  }
+  out += "}";
+}
+
+}  // namespace
+
+std::vector<StatValue> kernel_stats(const SimulationReport& r, const KernelReport& k) {
+  return derive(r, k.stats, k.cycles, k.occupancy.occupancy(), 1);
+}
+
+std::vector<StatValue> total_stats(const SimulationReport& r) {
+  SmStats sum;
+  uint64_t cycles = 0;
+  for (const KernelReport& k : r.kernels) {
+    sum += k.stats;
+    cycles += k.cycles;
+  }
+  if (sum.unit_issues.size() < r.unit_names.size()) sum.unit_issues.resize(r.unit_names.size());
+  return derive(r, sum, cycles, -1, r.kernels.size());
+}
+
+std::string stats_json(const SimulationReport& r) {
+  std::string out = "{\"gpu\": ";
+  json_string(out, r.gpu);
+  out += ", \"kernels\": [";
+  for (size_t i = 0; i < r.kernels.size(); ++i) {
+    const KernelReport& k = r.kernels[i];
+    if (i) out += ",";
+    out += "\n  {\"id\": " + std::to_string(k.kernel_id) + ", \"name\": ";
+    json_string(out, k.name);
+    out += ", \"truncated\": " + std::string(k.truncated ? "true" : "false") + ", \"stats\": ";
+    json_stats(out, kernel_stats(r, k));
+    out += "}";
+  }
+  out += "],\n \"total\": ";
+  json_stats(out, total_stats(r));
+  uint64_t insts = 0, cycles = 0;
+  for (const KernelReport& k : r.kernels) {
+    insts += k.stats.warp_insts;
+    cycles += k.cycles;
+  }
+  char run[512];
+  std::snprintf(run, sizeof run,
+                ",\n \"run\": {\"wall_seconds\": %.6f, \"warp_insts_per_second\": %.1f, \"cycles_per_second\": %.1f, "
+                "\"threads\": %u, \"schedule\": \"%s\", \"truncated\": %s}}\n",
+                r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0,
+                r.wall_seconds > 0 ? double(cycles) / r.wall_seconds : 0.0, r.threads, r.schedule.c_str(),
+                r.truncated ? "true" : "false");
+  out += run;
+  return out;
+}
+
+void print_summary(std::FILE* out, const SimulationReport& r) {
+  std::fprintf(out, "lockstep run on %s (%u SMs)\n", r.gpu.c_str(), r.sm_count);
+  uint64_t insts = 0, cycles = 0;
+  for (const KernelReport& k : r.kernels) {
+    const double ipc = k.cycles ? double(k.stats.warp_insts) / double(k.cycles) : 0.0;
+    const double occ = k.stats.cycles_active ? 100.0 * double(k.stats.warps_active_sum) /
+                                                   (double(k.stats.cycles_active) * r.max_warps_per_sm)
+                                             : 0.0;
+    std::string name = k.name.size() > 48 ? k.name.substr(0, 45) + "..." : k.name;
+    std::fprintf(out,
+                 "  kernel %-3u %-48s %10" PRIu64 " cycles %12" PRIu64 " warp insts  IPC %7.2f  occupancy %5.1f%% (%u blocks/SM, %s)%s\n",
+                 k.kernel_id, name.c_str(), k.cycles, k.stats.warp_insts, ipc, occ, k.occupancy.blocks_per_sm,
+                 k.occupancy.limited_by, k.truncated ? "  [truncated]" : "");
+    insts += k.stats.warp_insts;
+    cycles += k.cycles;
+  }
+  std::fprintf(out, "  total: %zu kernels, %" PRIu64 " cycles, %" PRIu64 " warp instructions, IPC %.2f\n", r.kernels.size(),
+               cycles, insts, cycles ? double(insts) / double(cycles) : 0.0);
+  std::fprintf(out, "  run: %.3f s wall, %.0f warp insts/s, %.0f cycles/s, %u thread(s), schedule %s\n", r.wall_seconds,
+               r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0,
+               r.wall_seconds > 0 ? double(cycles) / r.wall_seconds : 0.0, r.threads, r.schedule.c_str());
+}
+
+void write_stats_json(const SimulationReport& r, const std::string& path) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw std::runtime_error(path + ": cannot create");
+  const std::string json = stats_json(r);
+  const bool ok = std::fwrite(json.data(), 1, json.size(), f) == json.size();
+  if (std::fclose(f) != 0 || !ok) {
+    std::filesystem::remove(tmp);
+    throw std::runtime_error(path + ": write failed");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace lockstep

@@ -1,0 +1,292 @@
+// One named test per SM timing rule, each with exact cycle counts on scripted
+// warps. The pipeline constants are documented in core/sm.h and docs/DESIGN.md.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "core/kernel_program.h"
+#include "core/occupancy.h"
+#include "core/sm.h"
+
+namespace lockstep {
+namespace {
+
+constexpr uint32_t kSpLatency = 4;
+constexpr uint32_t kSpInitiation = 2;
+constexpr uint32_t kSfuLatency = 20;
+constexpr uint32_t kIcacheMiss = 10;
+
+SmSpec test_spec() {
+  SmSpec s;
+  s.subcores = 4;
+  s.max_warps = 64;
+  s.max_threads = 2048;
+  s.max_blocks = 32;
+  s.ibuffer_entries = 8;
+  s.reg_banks = 2;
+  s.icache_miss_latency = kIcacheMiss;
+  s.units = {{"SP", 1, kSpLatency, kSpInitiation}, {"INT", 1, 4, 1}, {"SFU", 1, kSfuLatency, 8}, {"BRANCH", 1, 4, 1}};
+  return s;
+}
+
+// Builds a kernel's static instructions and per-warp instruction lists.
+class Script {
+ public:
+  explicit Script(const SmSpec& spec)
+      : spec_(spec),
+        program_(spec_,
+                 [](const std::string& op, const std::string& where) -> std::pair<std::string, InstKind> {
+                   const std::string base = op.substr(0, op.find('.'));
+                   if (base == "FFMA" || base == "FADD") return {"SP", InstKind::kAlu};
+                   if (base == "IADD3") return {"INT", InstKind::kAlu};
+                   if (base == "MUFU") return {"SFU", InstKind::kAlu};
+                   if (base == "BAR") return {"BRANCH", InstKind::kBarrier};
+                   if (base == "EXIT") return {"BRANCH", InstKind::kExit};
+                   if (base == "LDS" || base == "STS") return {"MEM", InstKind::kMemory};
+                   throw std::runtime_error(where + ": unknown " + op);
+                 },
+                 "test kernel") {}
+
+  // dst/src are R register numbers; pc advances by 16 per static instruction.
+  uint32_t inst(const std::string& opcode, std::vector<uint16_t> dsts, std::vector<uint16_t> srcs, uint32_t width = 0) {
+    StaticInstruction st;
+    st.pc = 16 * table_.size();
+    st.opcode_id = table_.intern_opcode(opcode);
+    for (uint16_t d : dsts) st.dsts.push_back(RegRef{RegKind::kR, d});
+    for (uint16_t s : srcs) st.srcs.push_back(RegRef{RegKind::kR, s});
+    st.mem_width = width;
+    return table_.intern(st);
+  }
+  void add(BlockTrace& block, uint32_t warp, uint32_t static_id, std::vector<uint64_t> addrs = {}) {
+    while (block.warps.size() <= warp) {
+      block.warps.emplace_back();
+      block.warps.back().warp_id = uint32_t(block.warps.size() - 1);
+    }
+    WarpTrace& w = block.warps[warp];
+    WarpInstruction wi{static_id, addrs.empty() ? 0xffffffffu : (addrs.size() == 32 ? 0xffffffffu : (1u << addrs.size()) - 1),
+                       uint32_t(w.addrs.size())};
+    w.addrs.insert(w.addrs.end(), addrs.begin(), addrs.end());
+    w.insts.push_back(wi);
+  }
+
+  struct Issue {
+    uint64_t cycle;
+    uint32_t warp;
+    uint32_t index;
+  };
+  // Runs one block on a fresh SM; returns total cycles and records every issue.
+  uint64_t run(const BlockTrace& block, std::vector<Issue>* issues = nullptr) {
+    program_.extend(table_);
+    Sm sm(0, spec_);
+    if (issues)
+      sm.set_issue_observer([issues](uint64_t c, uint32_t w, const Dim3&, uint32_t i) { issues->push_back({c, w, i}); });
+    KernelLaunch l;
+    l.program = &program_;
+    l.warps_per_block = uint32_t(block.warps.size());
+    l.occupancy = compute_occupancy(spec_, KernelShape{32 * l.warps_per_block, 32, 0});
+    sm.accept(l, std::make_unique<BlockTrace>(block), 0);
+    uint64_t now = 0;
+    while (sm.tick(now)) ++now;
+    stats_ = sm.take_stats();
+    return now;
+  }
+  const SmStats& stats() const { return stats_; }
+
+ private:
+  SmSpec spec_;
+  StaticTable table_;
+  KernelProgram program_;
+  SmStats stats_;
+};
+
+uint64_t dependent_chain(uint32_t n) {
+  Script s(test_spec());
+  const uint32_t ffma = s.inst("FFMA", {1}, {1, 2});  // R1 <- R1*R2 (banks 1, 0): each depends on the last
+  BlockTrace b;
+  for (uint32_t i = 0; i < n; ++i) s.add(b, 0, ffma);
+  return s.run(b);
+}
+
+TEST(SmRules, DependentChainTakesLatencyPerInstruction) {
+  // cycles(N) = N * latency + C with C = I-cache miss + 1 (decode) + 1 (the
+  // cycle the last result is written back in), the constant in core/sm.h.
+  const uint64_t c1 = dependent_chain(1);
+  EXPECT_EQ(c1, kIcacheMiss + 1 + kSpLatency + 1);
+  for (uint32_t n : {2u, 5u, 16u}) EXPECT_EQ(dependent_chain(n), c1 + (n - 1) * kSpLatency) << n;
+}
+
+TEST(SmRules, IndependentInstructionsIssueAtTheInitiationInterval) {
+  auto run = [](uint32_t n) {
+    Script s(test_spec());
+    BlockTrace b;
+    for (uint32_t i = 0; i < n; ++i) s.add(b, 0, s.inst("FFMA", {uint16_t(10 + i)}, {2, 3}));
+    std::vector<Script::Issue> issues;
+    s.run(b, &issues);
+    return issues;
+  };
+  const auto issues = run(6);
+  ASSERT_EQ(issues.size(), 6u);
+  for (size_t i = 1; i < issues.size(); ++i) EXPECT_EQ(issues[i].cycle - issues[i - 1].cycle, kSpInitiation) << i;
+}
+
+TEST(SmRules, DifferentUnitsIssueBackToBack) {
+  Script s(test_spec());
+  BlockTrace b;
+  s.add(b, 0, s.inst("FFMA", {10}, {2, 3}));
+  s.add(b, 0, s.inst("IADD3", {11}, {2, 3}));
+  std::vector<Script::Issue> issues;
+  s.run(b, &issues);
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues[1].cycle, issues[0].cycle + 1);
+}
+
+TEST(SmRules, FourSubcoresIssueInTheSameCycle) {
+  Script s(test_spec());
+  BlockTrace b;
+  const uint32_t ffma = s.inst("FFMA", {10}, {2, 3});
+  for (uint32_t w = 0; w < 4; ++w) s.add(b, w, ffma);  // warps 0..3 land on sub-cores 0..3
+  std::vector<Script::Issue> issues;
+  s.run(b, &issues);
+  ASSERT_EQ(issues.size(), 4u);
+  // Sub-cores fetch independently, so all four first issue together.
+  for (const auto& i : issues) EXPECT_EQ(i.cycle, issues[0].cycle);
+}
+
+TEST(SmRules, OneSubcoreIssuesOneInstructionPerCycle) {
+  Script s(test_spec());
+  BlockTrace b;
+  const uint32_t ffma = s.inst("FFMA", {10}, {2, 3});
+  const uint32_t iadd = s.inst("IADD3", {11}, {2, 3});
+  for (uint32_t w = 0; w < 8; w += 4) s.add(b, w, w ? iadd : ffma);  // warps 0 and 4: the same sub-core
+  for (uint32_t w = 1; w < 8; ++w)
+    if (w != 4) s.add(b, w, iadd);
+  std::vector<Script::Issue> issues;
+  s.run(b, &issues);
+  std::map<uint64_t, int> per_cycle_subcore0;
+  for (const auto& i : issues)
+    if (i.warp % 4 == 0) ++per_cycle_subcore0[i.cycle];
+  for (const auto& [cycle, n] : per_cycle_subcore0) EXPECT_EQ(n, 1) << cycle;
+}
+
+TEST(SmRules, BarrierHoldsWarpsUntilTheLastArrives) {
+  Script s(test_spec());
+  BlockTrace b;
+  const uint32_t bar = s.inst("BAR.SYNC", {}, {});
+  const uint32_t chain = s.inst("FFMA", {1}, {1, 3});
+  const uint32_t after = s.inst("FADD", {20}, {2, 3});
+  s.add(b, 0, bar);
+  s.add(b, 0, after);
+  for (int i = 0; i < 10; ++i) s.add(b, 1, chain);
+  s.add(b, 1, bar);
+  s.add(b, 1, after);
+  std::vector<Script::Issue> issues;
+  s.run(b, &issues);
+  uint64_t last_bar = 0, w0_after = 0, w1_after = 0;
+  for (const auto& i : issues) {
+    if (i.warp == 1 && i.index == 10) last_bar = i.cycle;
+    if (i.warp == 0 && i.index == 1) w0_after = i.cycle;
+    if (i.warp == 1 && i.index == 11) w1_after = i.cycle;
+  }
+  EXPECT_GT(last_bar, 9 * kSpLatency);  // warp 1 reached the barrier only after its chain
+  EXPECT_GT(w0_after, last_bar);        // warp 0 waited for it
+  EXPECT_EQ(w0_after, last_bar + 1);    // and went on in the next cycle
+  EXPECT_EQ(w1_after, last_bar + 1);
+  EXPECT_GT(s.stats().stalls[size_t(StallReason::kBarrier)], 0u);
+}
+
+TEST(SmRules, RegisterBankConflictCostsACycle) {
+  auto chain = [](uint16_t a, uint16_t b) {
+    Script s(test_spec());  // 2 banks: bank = register % 2
+    BlockTrace blk;
+    const uint32_t produce = s.inst("FFMA", {7}, {a, b});
+    const uint32_t consume = s.inst("FADD", {9}, {7, 8});
+    s.add(blk, 0, produce);
+    s.add(blk, 0, consume);
+    std::vector<Script::Issue> issues;
+    s.run(blk, &issues);
+    return std::make_pair(issues.at(1).cycle - issues.at(0).cycle, s.stats().reg_bank_conflicts);
+  };
+  const auto [no_conflict, c0] = chain(2, 3);  // banks 0 and 1
+  const auto [conflict, c1] = chain(2, 4);     // both bank 0
+  EXPECT_EQ(no_conflict, kSpLatency);
+  EXPECT_EQ(conflict, kSpLatency + 1);
+  EXPECT_EQ(c0, 0u);
+  EXPECT_EQ(c1, 1u);
+}
+
+std::vector<uint32_t> issue_order(WarpSchedulerPolicy policy) {
+  SmSpec spec = test_spec();
+  spec.scheduler = policy;
+  spec.units[1].initiation = 1;  // INT issues every cycle
+  Script s(spec);
+  BlockTrace b;
+  // Warps 0 and 4 share sub-core 0; three independent IADD3 each.
+  for (uint32_t w : {0u, 4u})
+    for (uint16_t i = 0; i < 3; ++i) s.add(b, w, s.inst("IADD3", {uint16_t(10 + i)}, {2, 3}));
+  std::vector<Script::Issue> issues;
+  s.run(b, &issues);
+  std::vector<uint32_t> order;
+  for (const auto& i : issues)
+    if (i.warp % 4 == 0) order.push_back(i.warp);
+  return order;
+}
+
+TEST(SmRules, GreedyThenOldestStaysOnOneWarp) {
+  EXPECT_EQ(issue_order(WarpSchedulerPolicy::kGto), (std::vector<uint32_t>{0, 0, 0, 4, 4, 4}));
+}
+
+TEST(SmRules, LooseRoundRobinAlternatesWarps) {
+  EXPECT_EQ(issue_order(WarpSchedulerPolicy::kLrr), (std::vector<uint32_t>{0, 4, 0, 4, 0, 4}));
+}
+
+TEST(SmRules, SharedMemoryBankConflictsSerialise) {
+  auto run = [](uint64_t stride) {
+    Script s(test_spec());
+    BlockTrace b;
+    std::vector<uint64_t> addrs;
+    for (uint64_t lane = 0; lane < 32; ++lane) addrs.push_back(lane * stride);
+    s.add(b, 0, s.inst("LDS", {10}, {2}, 4), addrs);
+    s.run(b);
+    return s.stats().shared_bank_conflicts;
+  };
+  EXPECT_EQ(run(4), 0u);    // one word per bank
+  EXPECT_EQ(run(8), 1u);    // two words per bank: 2 wavefronts
+  EXPECT_EQ(run(128), 31u); // every lane in bank 0: 32 wavefronts
+  EXPECT_EQ(run(0), 0u);    // one word, broadcast
+}
+
+TEST(SmRules, OccupancyMatchesTheCudaCalculatorForVolta) {
+  SmSpec v = test_spec();  // compute capability 7.0 limits
+  v.registers = 65536;
+  v.reg_alloc_granularity = 256;
+  v.max_warps = 64;
+  v.max_blocks = 32;
+  v.max_threads = 2048;
+  v.shared_carveouts_kb = {0, 8, 16, 32, 64, 96};
+  v.max_shared_per_block_kb = 96;
+  v.unified_l1_shared_kb = 128;
+  struct Case {
+    uint32_t threads, regs, shared, blocks;
+  } cases[] = {
+      {256, 32, 0, 8},          // 64 warps: 100%
+      {256, 64, 0, 4},          // registers: 2048 per warp
+      {128, 40, 0, 12},         // 1280 registers per warp -> 51 warps -> 12 blocks
+      {1024, 32, 0, 2},         // warps
+      {32, 16, 0, 32},          // block slots
+      {256, 32, 48 * 1024, 2},  // shared memory: 96 KB carve-out
+      {256, 32, 20 * 1024, 4},  // 4 x 20 KB fit in the 96 KB carve-out
+      {96, 255, 0, 2},          // 255 regs: 8192 per warp (after rounding), 3 warps per block
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.threads) + " threads, " + std::to_string(c.regs) + " regs, " + std::to_string(c.shared) + " B");
+    EXPECT_EQ(compute_occupancy(v, KernelShape{c.threads, c.regs, c.shared}).blocks_per_sm, c.blocks);
+  }
+  // The carve-out: the smallest one that keeps the occupancy.
+  EXPECT_EQ(compute_occupancy(v, KernelShape{256, 32, 8 * 1024}).carveout_kb, 64u);
+  EXPECT_EQ(compute_occupancy(v, KernelShape{256, 32, 0}).carveout_kb, 0u);
+  EXPECT_THROW(compute_occupancy(v, KernelShape{256, 32, 100 * 1024}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace lockstep
