@@ -118,6 +118,9 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
     k.occupancy = r.occupancy;
     k.stats = std::move(r.stats);
     report.truncated |= r.truncated;
+    if (k.stats.exit_then_more && options.warn)
+      options.warn(label + ": " + std::to_string(k.stats.exit_then_more) +
+                   " warp(s) have instructions after an EXIT with a full mask; they were simulated as traced");
     report.kernels.push_back(std::move(k));
     ++ordinal;
     if (options.max_cycles && cycles_so_far >= options.max_cycles) report.truncated = true;

@@ -10,6 +10,7 @@
 #include "core/occupancy.h"
 #include "core/sm_stats.h"
 #include "frontend/trace/trace_source.h"
+#include "frontend/trace/warnings.h"
 #include "parallel/gpu_spec.h"
 
 namespace lockstep {
@@ -21,6 +22,7 @@ struct SimulationOptions {
   std::optional<uint64_t> shuffle_seed;    // --cluster-order shuffle:SEED
   uint32_t threads = 1;
   std::string schedule = "seq";
+  WarningHandler warn = print_warning;    // once per kernel: warps that continue after a full-mask EXIT
   // Progress: (kernel ordinal, kernels to run, cycles, warp instructions) — for stderr.
   std::function<void(uint32_t, uint32_t, uint64_t, uint64_t)> progress;
 };

@@ -1,5 +1,6 @@
 // lockstep run TRACE [--gpu NAME | --config FILE] [--set k=v]... [options]
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -94,14 +95,25 @@ int cmd_run(const Args& args) {
   if (which.empty()) which = default_gpu_for(trace->manifest().kernels.front().binary_version);
   const GpuSpec spec = load_gpu_spec(which, sets);
 
+  // A container's index gives the instruction total up front, for the ETA.
+  uint64_t expected = 0;
+  if (is_container_file(input))
+    for (uint32_t k = 0; k < trace->manifest().kernels.size(); ++k) {
+      const uint32_t id = trace->manifest().kernels[k].kernel_id;
+      if (options.kernel_ids.empty() || std::count(options.kernel_ids.begin(), options.kernel_ids.end(), id))
+        expected += trace->summarize(k).warp_insts;
+    }
   const auto start = std::chrono::steady_clock::now();
   bool printed_progress = false;
   if (!quiet)
     options.progress = [&](uint32_t k, uint32_t n, uint64_t cycles, uint64_t insts) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (s < 2.0) return;
-      std::fprintf(stderr, "\rkernel %u/%u  %llu cycles  %llu warp insts  %.2f M warp insts/s   ", k + 1, n,
-                   (unsigned long long)cycles, (unsigned long long)insts, double(insts) / s / 1e6);
+      const double rate = double(insts) / s;
+      char eta[32] = "?";
+      if (expected > insts && rate > 0) std::snprintf(eta, sizeof eta, "%.0f s", double(expected - insts) / rate);
+      std::fprintf(stderr, "\rkernel %u/%u  %llu cycles  %llu warp insts  %.2f M warp insts/s  ETA %s   ", k + 1, n,
+                   (unsigned long long)cycles, (unsigned long long)insts, rate / 1e6, eta);
       printed_progress = true;
     };
   const SimulationReport report = simulate(*trace, spec, options);

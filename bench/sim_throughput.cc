@@ -1,0 +1,130 @@
+// Simulation throughput benchmark. Prints figures, asserts nothing.
+//
+// Single-thread `lockstep run --perfect-memory` on QV100 (or --gpu) over
+// generated compute-bound (gemm) and memory-bound (vecadd, stencil2d)
+// workloads at two sizes, and over the real sample traces: warp
+// instructions/s, simulated cycles/s and the peak RSS of each run (the child
+// process's), so that RSS against trace length can be read off directly.
+//
+// usage: sim_throughput [--size 2M] [--gpu QV100] [--traces DIR] [--workdir DIR]
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "frontend/gen/workload_generator.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  bool ok = false;
+  double wall = 0, insts_per_s = 0, cycles_per_s = 0, rss_mb = 0;
+  unsigned long long insts = 0, cycles = 0;
+};
+
+double json_number(const std::string& json, const std::string& key) {
+  const size_t at = json.rfind("\"" + key + "\"");
+  if (at == std::string::npos) return 0;
+  return std::atof(json.c_str() + json.find(':', at) + 1);
+}
+
+Run run_lockstep(const fs::path& lockstep, const std::string& trace, const std::string& gpu, const fs::path& json) {
+  std::vector<std::string> argv = {lockstep.string(), "run", trace, "--perfect-memory", "--quiet", "--stats-json", json.string()};
+  if (!gpu.empty()) {
+    argv.push_back("--gpu");
+    argv.push_back(gpu);
+  }
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  Run r;
+  r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  r.rss_mb = double(usage.ru_maxrss) / 1024.0;
+  if (!r.ok) return r;
+  std::ifstream in(json);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string j = ss.str();
+  const std::string total = j.substr(j.find("\"total\""));
+  r.insts = (unsigned long long)json_number(total, "smsp__inst_executed.sum");
+  r.cycles = (unsigned long long)json_number(total, "gpc__cycles_elapsed.max");
+  r.wall = json_number(j, "wall_seconds");
+  r.insts_per_s = json_number(j, "warp_insts_per_second");
+  r.cycles_per_s = json_number(j, "cycles_per_second");
+  return r;
+}
+
+void print(const std::string& name, const Run& r) {
+  if (!r.ok) {
+    std::printf("%-34s FAILED\n", name.c_str());
+    return;
+  }
+  std::printf("%-34s %12llu %10llu %8.2f %10.3f %10.0f %8.1f\n", name.c_str(), r.insts, r.cycles, r.wall,
+              r.insts_per_s / 1e6, r.cycles_per_s, r.rss_mb);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string size = "2M", gpu = "QV100";
+  fs::path traces = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
+  fs::path workdir = fs::temp_directory_path() / ("lockstep-simbench-" + std::to_string(getpid()));
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--size") size = v;
+    else if (k == "--gpu") gpu = v;
+    else if (k == "--traces") traces = v;
+    else if (k == "--workdir") workdir = v;
+    else {
+      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      return 2;
+    }
+  }
+  const fs::path lockstep = fs::canonical("/proc/self/exe").parent_path().parent_path() / "lockstep";
+  fs::create_directories(workdir);
+  const fs::path json = workdir / "stats.json";
+  std::printf("sim_throughput: lockstep run --perfect-memory, 1 thread, GPU %s (real traces: their own architecture)\n",
+              gpu.c_str());
+  std::printf("%-34s %12s %10s %8s %10s %10s %8s\n", "trace", "warp insts", "cycles", "wall s", "M insts/s",
+              "cycles/s", "RSS MB");
+  const uint64_t base = lockstep::parse_size(size);
+  for (const char* w : {"gemm", "vecadd", "stencil2d"}) {
+    for (uint64_t n : {base, 4 * base}) {
+      lockstep::GenOptions g;
+      g.workload = w;
+      g.size = n;
+      const fs::path dir = workdir / (std::string(w) + "-" + std::to_string(n));
+      lockstep::generate_trace(g, dir);
+      const fs::path lst = dir.string() + ".lst";
+      const std::string conv = "'" + lockstep.string() + "' convert '" + dir.string() + "' -o '" + lst.string() + "' --quiet";
+      if (std::system(conv.c_str()) != 0) return 1;
+      fs::remove_all(dir);
+      const char* kind = std::string(w) == "gemm" ? "compute" : "memory";
+      print(std::string(w) + " (" + kind + ") " + std::to_string(n / 1000) + "K", run_lockstep(lockstep, lst.string(), gpu, json));
+      fs::remove(lst);
+    }
+  }
+  for (const char* t : {"vectoradd-sm80", "bfs-rodinia-sm80", "matrixmul-sm61", "flashinfer-gemm-sm80/traces",
+                        "lud-kernel8-sm70"})
+    if (fs::exists(traces / t)) print(std::string("real: ") + t, run_lockstep(lockstep, (traces / t).string(), "", json));
+  fs::remove_all(workdir);
+  return 0;
+}
