@@ -19,6 +19,7 @@ Sm::Sm(uint32_t id, const SmSpec& spec) : id_(id), spec_(spec) {
     pipes += std::max(u.per_subcore, 1u);
   }
   unit_free_at_.assign(spec.subcores, std::vector<uint64_t>(pipes, 0));
+  collector_free_at_.assign(spec.subcores, std::vector<uint64_t>(std::max(spec.collector_units, 1u), 0));
   last_issued_.assign(spec.subcores, UINT32_MAX);
   last_fetched_.assign(spec.subcores, UINT32_MAX);
   candidates_.resize(spec.subcores);
@@ -224,7 +225,7 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
       return false;
     }
   const uint32_t sc = slot % spec_.subcores;
-  uint32_t latency = 0;
+  uint32_t latency = 0, bank_extra = 0;
   const bool memory = ti.kind == InstKind::kMemory;
   if (ti.kind == InstKind::kDepBar || ti.kind == InstKind::kMemBarrier) {
     if (w.outstanding_memory > 0) {  // DEPBAR waits for the asynchronous copies the warp has in flight
@@ -254,6 +255,13 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
       why = StallReason::kUnitBusy;
       return false;
     }
+    // An operand collector unit gathers the sources: busy 1 cycle plus one per bank conflict.
+    std::vector<uint64_t>& collectors = collector_free_at_[sc];
+    auto collector = std::find_if(collectors.begin(), collectors.end(), [now](uint64_t t) { return t <= now; });
+    if (collector == collectors.end()) {
+      why = StallReason::kUnitBusy;
+      return false;
+    }
     const size_t base = unit_first_pipe_[ti.unit];
     std::vector<uint64_t>& free_at = unit_free_at_[sc];
     size_t pipe = SIZE_MAX;
@@ -267,6 +275,8 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
       return false;
     }
     free_at[pipe] = now + u.initiation;
+    bank_extra = register_bank_extra(ti);
+    *collector = now + 1 + bank_extra;
     units_used |= 2u << ti.unit;
     latency = u.latency;
     ++stats_.unit_issues[ti.unit];
@@ -302,12 +312,13 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
   }
   if (memory) {
     execute_memory(w, slot, ti, wi, now);
-  } else if (ti.num_dsts > 0) {
-    const uint32_t extra = register_bank_extra(ti);
-    stats_.reg_bank_conflicts += extra;
-    for (uint32_t i = 0; i < ti.num_dsts; ++i) w.pending.set(ti.dsts[i]);
-    ++w.outstanding;
-    pending_.push(Writeback{now + latency + extra, wb_seq_++, slot, &ti, false});
+  } else {
+    stats_.reg_bank_conflicts += bank_extra;
+    if (ti.num_dsts > 0) {
+      for (uint32_t i = 0; i < ti.num_dsts; ++i) w.pending.set(ti.dsts[i]);
+      ++w.outstanding;
+      pending_.push(Writeback{now + latency + bank_extra, wb_seq_++, slot, &ti, false});
+    }
   }
   finish_warp_if_done(slot);
   return true;

@@ -128,6 +128,7 @@ class Sm {
   // Per sub-core state.
   std::vector<uint32_t> unit_first_pipe_;            // unit class -> its first pipeline index
   std::vector<std::vector<uint64_t>> unit_free_at_;  // [subcore][pipeline]: cycle it accepts again
+  std::vector<std::vector<uint64_t>> collector_free_at_;  // [subcore][collector unit]
   std::vector<uint32_t> last_issued_;                // scheduler memory for LRR / GTO
   std::vector<uint32_t> last_fetched_;
   std::vector<std::vector<uint32_t>> candidates_;    // scratch: issue order per sub-core

@@ -63,7 +63,10 @@ void json_stats(std::string& out, const std::vector<StatValue>& stats) {
 }  // namespace
 
 std::vector<StatValue> kernel_stats(const SimulationReport& r, const KernelReport& k) {
-  return derive(r, k.stats, k.cycles, k.occupancy.occupancy(), 1);
+  std::vector<StatValue> out = derive(r, k.stats, k.cycles, k.occupancy.occupancy(), 1);
+  out.push_back({"launch__shared_mem_config_size", true, uint64_t(k.occupancy.carveout_kb) * 1024, 0});
+  out.push_back({"lockstep__blocks_per_sm_limit", true, k.occupancy.blocks_per_sm, 0});
+  return out;
 }
 
 std::vector<StatValue> total_stats(const SimulationReport& r) {

@@ -215,6 +215,24 @@ TEST(SmRules, RegisterBankConflictCostsACycle) {
   EXPECT_EQ(c1, 1u);
 }
 
+TEST(SmRules, OperandCollectorsLimitIssue) {
+  // One collector unit: an instruction with a bank conflict holds it for two
+  // cycles, so the next instruction (another unit, no dependence) waits one.
+  auto gap = [](uint32_t collectors) {
+    SmSpec spec = test_spec();
+    spec.collector_units = collectors;
+    Script s(spec);
+    BlockTrace b;
+    s.add(b, 0, s.inst("FFMA", {7}, {2, 4}));   // R2, R4: both bank 0
+    s.add(b, 0, s.inst("IADD3", {9}, {3, 5}));  // independent, INT unit
+    std::vector<Script::Issue> issues;
+    s.run(b, &issues);
+    return issues.at(1).cycle - issues.at(0).cycle;
+  };
+  EXPECT_EQ(gap(2), 1u);
+  EXPECT_EQ(gap(1), 2u);
+}
+
 std::vector<uint32_t> issue_order(WarpSchedulerPolicy policy) {
   SmSpec spec = test_spec();
   spec.scheduler = policy;
