@@ -90,6 +90,7 @@ void Sm::retire_block(uint32_t slot) {
   b.active = false;
   b.trace.reset();
   --resident_blocks_;
+  ++retired_blocks_;
 }
 
 bool Sm::icache_lookup(uint64_t line, uint64_t now, uint64_t& ready_at) {

@@ -49,6 +49,14 @@ class Sm {
   // Advances one core cycle. Returns false when the SM holds no block.
   bool tick(uint64_t now);
   bool busy() const { return resident_blocks_ > 0; }
+  // The kernel whose blocks the SM holds or held last (UINT32_MAX before any).
+  uint32_t current_kernel() const { return current_kernel_; }
+  // Blocks retired since the last call (all of current_kernel()).
+  uint32_t take_retired_blocks() {
+    const uint32_t n = retired_blocks_;
+    retired_blocks_ = 0;
+    return n;
+  }
   // Earliest cycle at which anything on this SM can change state (for gating), or UINT64_MAX.
   uint64_t next_event(uint64_t now) const;
 
@@ -117,6 +125,7 @@ class Sm {
   std::vector<Warp> warps_;     // max_warps slots; slot % subcores = sub-core
   std::vector<Block> blocks_;   // max_blocks slots
   uint32_t resident_blocks_ = 0;
+  uint32_t retired_blocks_ = 0;
   uint32_t resident_warps_ = 0;
   uint32_t used_threads_ = 0;
   uint32_t used_regs_ = 0;

@@ -11,77 +11,181 @@ Gpu::Gpu(const GpuSpec& spec) : spec_(spec) {
   std::iota(cluster_order_.begin(), cluster_order_.end(), 0u);
 }
 
-KernelResult Gpu::run_kernel(TraceSource& trace, uint32_t kernel, KernelProgram& program,
-                             const KernelRunOptions& options) {
-  const KernelInfo& info = trace.manifest().kernels.at(kernel);
-  KernelResult result;
-  result.kernel_index = kernel;
-  result.sms = uint32_t(sms_.size());
-  KernelShape shape{info.threads_per_block(), info.nregs, info.shmem_bytes};
-  try {
-    result.occupancy = compute_occupancy(spec_.sm, shape);
-  } catch (const std::invalid_argument& e) {
-    throw SimulationError("kernel " + std::to_string(info.kernel_id) + " (" + info.name.substr(0, 60) +
-                          ") cannot run on " + spec_.name + ": " + e.what());
-  }
-  KernelLaunch launch;
-  launch.kernel_index = kernel;
-  launch.program = &program;
-  launch.occupancy = result.occupancy;
-  launch.warps_per_block = info.warps_per_block();
+namespace {
 
-  auto cursor = trace.open_blocks(kernel);
-  const StaticTable& table = trace.static_table(kernel);
-  std::unique_ptr<BlockTrace> next = std::make_unique<BlockTrace>();
-  auto pull = [&] {
+// A kernel between its launch and its last block's retirement.
+struct RunningKernel {
+  size_t job = 0;
+  KernelLaunch launch;
+  uint32_t stream = 0;
+  std::unique_ptr<BlockCursor> cursor;
+  const StaticTable* table = nullptr;
+  KernelProgram* program = nullptr;
+  std::unique_ptr<BlockTrace> next;  // the next block to dispatch; null once all are out
+  uint64_t dispatched = 0;
+  uint64_t retired = 0;
+
+  void pull() {
     if (!next) next = std::make_unique<BlockTrace>();
     if (!cursor->next(*next)) {
       next.reset();
       return;
     }
-    program.extend(table);
+    program->extend(*table);
+  }
+  bool done() const { return !next && retired == dispatched; }
+};
+
+}  // namespace
+
+std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJob>& jobs, const GpuRunOptions& options) {
+  const TraceManifest& m = trace.manifest();
+  std::vector<KernelResult> results;
+  std::vector<RunningKernel> running;  // in launch order
+  std::vector<size_t> result_of_job(jobs.size(), SIZE_MAX);
+  if (jobs.empty()) return results;
+  size_t next_job = 0;
+  // The cycle since which the next job could start (it does kernel_launch_latency later).
+  std::optional<uint64_t> ready_since;
+
+  auto launch = [&](uint64_t now) {
+    const KernelJob& job = jobs[next_job];
+    const KernelInfo& info = m.kernels.at(job.kernel_index);
+    RunningKernel rk;
+    rk.job = next_job;
+    rk.stream = info.cuda_stream_id;
+    rk.program = job.program;
+    rk.launch.kernel_index = job.kernel_index;
+    rk.launch.program = job.program;
+    rk.launch.warps_per_block = info.warps_per_block();
+    try {
+      rk.launch.occupancy = compute_occupancy(spec_.sm, KernelShape{info.threads_per_block(), info.nregs, info.shmem_bytes});
+    } catch (const std::invalid_argument& e) {
+      throw SimulationError("kernel " + std::to_string(info.kernel_id) + " (" + info.name.substr(0, 60) +
+                            ") cannot run on " + spec_.name + ": " + e.what());
+    }
+    rk.cursor = trace.open_blocks(job.kernel_index);
+    rk.table = &trace.static_table(job.kernel_index);
+    rk.pull();
+    KernelResult r;
+    r.kernel_index = job.kernel_index;
+    r.start_cycle = now;
+    r.occupancy = rk.launch.occupancy;
+    result_of_job[next_job] = results.size();
+    results.push_back(std::move(r));
+    running.push_back(std::move(rk));
+    ++next_job;
   };
-  pull();
+  // Whether the next job could start, given what is running.
+  auto may_launch = [&]() {
+    if (next_job >= jobs.size()) return false;
+    if (running.empty()) return true;
+    if (!spec_.concurrent_kernels) return false;
+    const uint32_t stream = m.kernels[jobs[next_job].kernel_index].cuda_stream_id;
+    for (const RunningKernel& rk : running)
+      if (rk.next || rk.stream == stream) return false;
+    return true;
+  };
+  // SM counters belong to the kernel the SM held while they were counted.
+  auto collect = [&](Sm& sm) {
+    const uint32_t k = sm.current_kernel();
+    if (k == UINT32_MAX) return;
+    for (size_t j = 0; j < jobs.size(); ++j)
+      if (jobs[j].kernel_index == k && result_of_job[j] != SIZE_MAX) {
+        results[result_of_job[j]].stats += sm.take_stats();
+        return;
+      }
+  };
 
   std::mt19937_64 rng(options.shuffle_seed.value_or(0));
   const uint32_t clusters = uint32_t(cluster_order_.size());
   const uint32_t per_cluster = spec_.sms_per_cluster;
-  uint32_t last_dispatch = uint32_t(sms_.size()) - 1;
-  // Time runs on across kernels: SM state (pipelines, caches) holds absolute cycles.
-  const uint64_t start = clock_;
-  uint64_t issued_before = 0, last_progress_cycle = start;
-  uint64_t now = start;
+  const uint32_t nsms = uint32_t(sms_.size());
+  uint32_t last_dispatch = nsms - 1;
+  uint64_t issued_before = 0, last_progress_cycle = clock_;
+  const uint64_t run_start = clock_;
+  uint64_t now = clock_;
+  bool truncated = false;
+
   for (;; ++now) {
-    // Dispatch: at most one block per SM per cycle, in a fixed rotating order.
-    for (uint32_t i = 0; next && i < sms_.size(); ++i) {
-      const uint32_t s = (last_dispatch + 1 + i) % uint32_t(sms_.size());
-      if (!sms_[s]->can_accept(launch)) continue;
-      sms_[s]->accept(launch, std::move(next), now);
-      last_dispatch = s;
-      pull();
+    if (may_launch()) {
+      if (!ready_since) ready_since = now;
+      if (next_job == 0 || now >= *ready_since + spec_.kernel_launch_latency) {
+        launch(now);
+        ready_since.reset();
+      }
+    } else {
+      ready_since.reset();
+    }
+    // Dispatch: at most one block per SM per cycle; older kernels first.
+    for (uint32_t i = 0; i < nsms; ++i) {
+      const uint32_t s = (last_dispatch + 1 + i) % nsms;
+      Sm& sm = *sms_[s];
+      for (RunningKernel& rk : running) {
+        if (!rk.next || !sm.can_accept(rk.launch)) continue;
+        if (sm.current_kernel() != rk.launch.kernel_index) collect(sm);
+        sm.accept(rk.launch, std::move(rk.next), now);
+        ++rk.dispatched;
+        rk.pull();
+        last_dispatch = s;
+        break;
+      }
     }
     if (options.shuffle_seed) std::shuffle(cluster_order_.begin(), cluster_order_.end(), rng);
-    bool any_busy = false;
     for (uint32_t c = 0; c < clusters; ++c) {
       const uint32_t first = cluster_order_[c] * per_cluster;
-      for (uint32_t s = first; s < std::min<uint32_t>(first + per_cluster, uint32_t(sms_.size())); ++s)
-        any_busy |= sms_[s]->tick(now);
+      for (uint32_t s = first; s < std::min(first + per_cluster, nsms); ++s) sms_[s]->tick(now);
     }
-    if (!any_busy && !next) break;
-    if (!any_busy && next)
-      throw SimulationError("kernel " + std::to_string(info.kernel_id) + ": no SM can take a block of " +
-                            std::to_string(launch.warps_per_block) + " warps");
+    // Retirements, in SM order, close kernels.
+    for (uint32_t s = 0; s < nsms; ++s) {
+      const uint32_t n = sms_[s]->take_retired_blocks();
+      if (!n) continue;
+      for (RunningKernel& rk : running)
+        if (rk.launch.kernel_index == sms_[s]->current_kernel()) rk.retired += n;
+    }
+    for (size_t i = 0; i < running.size();) {
+      RunningKernel& rk = running[i];
+      if (!rk.done()) {
+        ++i;
+        continue;
+      }
+      KernelResult& r = results[result_of_job[rk.job]];
+      r.cycles = now + 1 - r.start_cycle;
+      if (rk.dispatched == 0 && !rk.next) r.cycles = 0;  // a kernel without blocks
+      running.erase(running.begin() + long(i));
+    }
+    if (running.empty() && next_job >= jobs.size()) {
+      ++now;
+      break;
+    }
+    if (!running.empty()) {
+      bool any_busy = false;
+      for (const auto& sm : sms_) any_busy |= sm->busy();
+      bool any_waiting = false;
+      for (const RunningKernel& rk : running) any_waiting |= bool(rk.next);
+      if (!any_busy && any_waiting) {
+        // Nothing resident, yet a block is waiting: it can never fit.
+        const RunningKernel& rk = running.front();
+        throw SimulationError("kernel " + std::to_string(m.kernels[rk.launch.kernel_index].kernel_id) +
+                              ": no SM can take a block of " + std::to_string(rk.launch.warps_per_block) + " warps");
+      }
+    }
 
-    // Watchdog: warp instructions must keep issuing.
-    if (((now + 1 - start) & 1023) == 0) {
+    // Watchdog: warp instructions must keep issuing while blocks are resident.
+    if (((now + 1 - run_start) & 1023) == 0) {
       uint64_t issued = 0;
-      for (const auto& sm : sms_) issued += sm->stats().warp_insts;
-      if (issued != issued_before) {
+      bool any_busy = false;
+      for (const auto& sm : sms_) {
+        issued += sm->stats().warp_insts;
+        any_busy |= sm->busy();
+      }
+      for (const KernelResult& r : results) issued += r.stats.warp_insts;
+      if (issued != issued_before || !any_busy) {
         issued_before = issued;
         last_progress_cycle = now;
       } else if (spec_.watchdog_cycles && now - last_progress_cycle > spec_.watchdog_cycles) {
-        std::string msg = "kernel " + std::to_string(info.kernel_id) + ": no warp issued for " +
-                          std::to_string(now - last_progress_cycle) + " cycles (watchdog); stuck warps:";
+        std::string msg = "no warp issued for " + std::to_string(now - last_progress_cycle) +
+                          " cycles (watchdog, gpu.watchdog_cycles); stuck warps:";
         int shown = 0;
         for (const auto& sm : sms_)
           for (const std::string& line : sm->describe_stuck_warps())
@@ -89,18 +193,26 @@ KernelResult Gpu::run_kernel(TraceSource& trace, uint32_t kernel, KernelProgram&
         if (shown > 8) msg += "\n  ... and " + std::to_string(shown - 8) + " more";
         throw SimulationError(msg);
       }
-      if (options.progress && ((now + 1 - start) % options.progress_every) == 0) options.progress(now + 1 - start, issued);
+      if (options.progress && ((now + 1 - run_start) & 65535) == 0) {
+        uint32_t finished = uint32_t(results.size() - running.size());
+        options.progress(finished, now + 1 - run_start, issued);
+      }
     }
-    if (options.cycle_budget && now + 1 - start >= options.cycle_budget) {
-      result.truncated = true;
+    if (options.cycle_budget && now + 1 - run_start >= options.cycle_budget) {
+      truncated = true;
       ++now;
       break;
     }
   }
-  result.cycles = now - start;
+  for (const auto& sm : sms_) collect(*sm);
+  if (truncated)
+    for (const RunningKernel& rk : running) {
+      KernelResult& r = results[result_of_job[rk.job]];
+      r.truncated = true;
+      r.cycles = now - r.start_cycle;
+    }
   clock_ = now;
-  for (const auto& sm : sms_) result.stats += sm->take_stats();
-  return result;
+  return results;
 }
 
 }  // namespace lockstep

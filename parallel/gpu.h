@@ -2,9 +2,16 @@
 // The GPU assembly: SIMT clusters of SMs, the block dispatcher and the core
 // cycle loop of the sequential schedule. Per core cycle, in order: the
 // dispatcher hands at most one block to each SM that has room (SMs visited
-// round robin from the one after the last that received a block), then every
-// cluster ticks its SMs. SMs share nothing within a cycle, so the cluster order
-// does not matter; `shuffle_seed` permutes it every cycle to prove that.
+// round robin from the one after the last that received a block; kernels in
+// launch order), then every cluster ticks its SMs. SMs share nothing within a
+// cycle, so the cluster order does not matter; `shuffle_seed` permutes it
+// every cycle to prove that.
+//
+// Kernels start in trace order, the first at once, each later one
+// `kernel_launch_latency` cycles after it could start: without
+// `concurrent_kernels`, once the previous kernel finished; with it, once every
+// running kernel has handed out all its blocks and none of them is on its
+// CUDA stream. An SM holds blocks of one kernel at a time.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -16,8 +23,8 @@
 
 #include "core/kernel_program.h"
 #include "core/sm.h"
-#include "parallel/gpu_spec.h"
 #include "frontend/trace/trace_source.h"
+#include "parallel/gpu_spec.h"
 
 namespace lockstep {
 
@@ -27,39 +34,44 @@ class SimulationError : public std::runtime_error {
   explicit SimulationError(const std::string& what) : std::runtime_error(what) {}
 };
 
-struct KernelRunOptions {
+struct GpuRunOptions {
   std::optional<uint64_t> shuffle_seed;  // tick clusters in a random order each cycle
   uint64_t cycle_budget = 0;             // stop after this many cycles (0: no limit)
-  // Called every `progress_every` cycles with (cycles so far, warp instructions so far).
-  std::function<void(uint64_t, uint64_t)> progress;
-  uint64_t progress_every = 1 << 16;
+  // Called every 65536 cycles with (kernels finished, cycles so far, warp instructions so far).
+  std::function<void(uint32_t, uint64_t, uint64_t)> progress;
+};
+
+struct KernelJob {
+  uint32_t kernel_index = 0;
+  KernelProgram* program = nullptr;  // extended as the kernel's static table grows (text traces)
 };
 
 struct KernelResult {
   uint32_t kernel_index = 0;
-  uint64_t cycles = 0;
-  bool truncated = false;  // stopped by the cycle budget
+  uint64_t start_cycle = 0;  // first cycle the kernel could dispatch a block
+  uint64_t cycles = 0;       // from start_cycle to the retirement of its last block
+  bool truncated = false;    // stopped by the cycle budget
   Occupancy occupancy;
-  SmStats stats;           // merged in SM id order
-  uint32_t sms = 0;
+  SmStats stats;             // counters of the SMs while they held this kernel's blocks
 };
 
 class Gpu {
  public:
   explicit Gpu(const GpuSpec& spec);
 
-  // Simulates kernel k of `trace` to completion. `program` is extended as the
-  // kernel's static table grows (text traces).
-  KernelResult run_kernel(TraceSource& trace, uint32_t kernel, KernelProgram& program, const KernelRunOptions& options);
+  // Simulates `jobs` (in order) to completion or until the cycle budget ends.
+  // Results come in job order; kernels not reached are absent.
+  std::vector<KernelResult> run(TraceSource& trace, const std::vector<KernelJob>& jobs, const GpuRunOptions& options);
 
   const GpuSpec& spec() const { return spec_; }
   uint32_t sm_count() const { return uint32_t(sms_.size()); }
+  uint64_t cycles() const { return clock_; }  // core cycles simulated so far, launch gaps included
 
  private:
   const GpuSpec& spec_;
   std::vector<std::unique_ptr<Sm>> sms_;
   std::vector<uint32_t> cluster_order_;
-  uint64_t clock_ = 0;  // core cycles simulated so far, across kernels
+  uint64_t clock_ = 0;
 };
 
 }  // namespace lockstep

@@ -69,62 +69,65 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   if (!options.kernel_ids.empty() && selected.size() != options.kernel_ids.size())
     throw std::invalid_argument("--kernels names kernel ids the trace does not have");
 
-  Gpu gpu(spec);
+  // Resolve every selected kernel's program against its architecture's ISA def.
   std::map<uint32_t, IsaDef> isa_by_version;
-  uint64_t cycles_so_far = 0, insts_so_far = 0;
-  uint32_t ordinal = 0;
-  for (const TraceCommand& c : m.commands) {
-    if (c.kind == TraceCommand::Kind::kMemcpy) {
-      // With perfect memory a copy has no timing effect; it is counted.
-      ++report.memcpys;
-      report.memcpy_bytes += c.memcpy.bytes;
-      continue;
-    }
-    if (std::find(selected.begin(), selected.end(), c.kernel_index) == selected.end()) continue;
-    if (report.truncated) break;
-    const KernelInfo& info = m.kernels[c.kernel_index];
+  std::vector<std::unique_ptr<KernelProgram>> programs;
+  std::vector<KernelJob> jobs;
+  for (uint32_t k : selected) {
+    const KernelInfo& info = m.kernels[k];
     auto it = isa_by_version.find(info.binary_version);
     if (it == isa_by_version.end()) {
       IsaDef def = IsaDef::for_binary_version(info.binary_version, default_config_dir());
       for (const std::string& extra : spec.isa_extra) def.add_extra(extra);
       it = isa_by_version.emplace(info.binary_version, std::move(def)).first;
     }
-    const IsaDef& isa = it->second;
-    const std::string label = "kernel " + std::to_string(info.kernel_id) + " (" + info.source_file + ")";
-    KernelProgram program(
+    const IsaDef* isa = &it->second;
+    programs.push_back(std::make_unique<KernelProgram>(
         spec.sm,
-        [&isa](const std::string& opcode, const std::string& where) {
-          const IsaDef::Entry e = isa.resolve(opcode, where);
+        [isa](const std::string& opcode, const std::string& where) {
+          const IsaDef::Entry e = isa->resolve(opcode, where);
           return std::make_pair(e.unit, e.kind);
         },
-        label);
-    KernelRunOptions ko;
-    ko.shuffle_seed = options.shuffle_seed;
-    if (options.max_cycles) ko.cycle_budget = options.max_cycles - cycles_so_far;
-    const uint32_t kernels_to_run = uint32_t(selected.size());
-    if (options.progress)
-      ko.progress = [&, ordinal](uint64_t cycles, uint64_t insts) {
-        options.progress(ordinal, kernels_to_run, cycles_so_far + cycles, insts_so_far + insts);
-      };
-    KernelResult r = gpu.run_kernel(trace, c.kernel_index, program, ko);
-    cycles_so_far += r.cycles;
-    insts_so_far += r.stats.warp_insts;
+        "kernel " + std::to_string(info.kernel_id) + " (" + info.source_file + ")"));
+    jobs.push_back(KernelJob{k, programs.back().get()});
+  }
+  for (const TraceCommand& c : m.commands)
+    if (c.kind == TraceCommand::Kind::kMemcpy) {
+      // With perfect memory a copy has no timing effect; it is counted.
+      ++report.memcpys;
+      report.memcpy_bytes += c.memcpy.bytes;
+    }
+
+  Gpu gpu(spec);
+  GpuRunOptions go;
+  go.shuffle_seed = options.shuffle_seed;
+  go.cycle_budget = options.max_cycles;
+  const uint32_t kernels_to_run = uint32_t(jobs.size());
+  if (options.progress)
+    go.progress = [&](uint32_t finished, uint64_t cycles, uint64_t insts) {
+      options.progress(std::min(finished, kernels_to_run - 1), kernels_to_run, cycles, insts);
+    };
+  std::vector<KernelResult> results = gpu.run(trace, jobs, go);
+  report.gpu_cycles = gpu.cycles();
+  for (KernelResult& r : results) {
+    const KernelInfo& info = m.kernels[r.kernel_index];
     KernelReport k;
-    k.kernel_index = c.kernel_index;
+    k.kernel_index = r.kernel_index;
     k.kernel_id = info.kernel_id;
     k.name = info.name;
     k.cycles = r.cycles;
     k.truncated = r.truncated;
     k.occupancy = r.occupancy;
     k.stats = std::move(r.stats);
+    if (k.stats.unit_issues.size() < spec.sm.units.size()) k.stats.unit_issues.resize(spec.sm.units.size());
     report.truncated |= r.truncated;
     if (k.stats.exit_then_more && options.warn)
-      options.warn(label + ": " + std::to_string(k.stats.exit_then_more) +
+      options.warn("kernel " + std::to_string(info.kernel_id) + " (" + info.source_file + "): " +
+                   std::to_string(k.stats.exit_then_more) +
                    " warp(s) have instructions after an EXIT with a full mask; they were simulated as traced");
     report.kernels.push_back(std::move(k));
-    ++ordinal;
-    if (options.max_cycles && cycles_so_far >= options.max_cycles) report.truncated = true;
   }
+  report.truncated |= results.size() < jobs.size();
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

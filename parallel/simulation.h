@@ -45,6 +45,7 @@ struct SimulationReport {
   std::vector<KernelReport> kernels;
   uint64_t memcpys = 0;
   uint64_t memcpy_bytes = 0;
+  uint64_t gpu_cycles = 0;  // the whole run's span, launch gaps and overlaps included
   bool truncated = false;
   // Run figures (not deterministic).
   double wall_seconds = 0;

@@ -77,7 +77,11 @@ std::vector<StatValue> total_stats(const SimulationReport& r) {
     cycles += k.cycles;
   }
   if (sum.unit_issues.size() < r.unit_names.size()) sum.unit_issues.resize(r.unit_names.size());
-  return derive(r, sum, cycles, -1, r.kernels.size());
+  std::vector<StatValue> out = derive(r, sum, cycles, -1, r.kernels.size());
+  out.push_back({"lockstep__gpu_cycles", true, r.gpu_cycles, 0});
+  out.push_back({"lockstep__memcpys", true, r.memcpys, 0});
+  out.push_back({"lockstep__memcpy_bytes", true, r.memcpy_bytes, 0});
+  return out;
 }
 
 std::string stats_json(const SimulationReport& r) {

@@ -1,0 +1,61 @@
+// Kernels on different CUDA streams overlap when the config allows it; kernels
+// on one stream never do.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "frontend/text/text_trace_source.h"
+#include "parallel/config/gpu_config.h"
+#include "parallel/simulation.h"
+#include "tests/test_paths.h"
+
+namespace lockstep {
+namespace {
+
+void write_kernel(const std::filesystem::path& file, uint32_t id, uint32_t stream) {
+  std::ofstream out(file);
+  out << "-kernel name = chain" << id << "\n-kernel id = " << id << "\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+      << "-shmem = 0\n-nregs = 16\n-binary version = 70\n-cuda stream id = " << stream
+      << "\n-accelsim tracer version = 3\n\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 100\n";
+  for (int i = 0; i < 100; ++i) {
+    char line[64];
+    std::snprintf(line, sizeof line, "%04x ffffffff 1 R1 FFMA 2 R1 R2 0\n", i * 16);
+    out << line;
+  }
+  out << "#END_TB\n";
+}
+
+SimulationReport run(const std::filesystem::path& dir, bool concurrent) {
+  TextTraceSource src(dir, nullptr);
+  const GpuSpec spec = load_gpu_spec("QV100", {std::string("gpu.concurrent_kernels=") + (concurrent ? "true" : "false"),
+                                               "gpu.kernel_launch_latency=10"});
+  SimulationOptions o;
+  o.perfect_memory = true;
+  return simulate(src, spec, o);
+}
+
+TEST(KernelOverlap, DifferentStreamsOverlapOnlyWhenAllowed) {
+  for (bool same_stream : {false, true}) {
+    SCOPED_TRACE(same_stream ? "same stream" : "two streams");
+    test::ScratchDir dir("overlap");
+    write_kernel(dir / "kernel-1.traceg", 1, 0);
+    write_kernel(dir / "kernel-2.traceg", 2, same_stream ? 0 : 1);
+    std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\nkernel-2.traceg\n";
+    const SimulationReport serial = run(dir.path(), false);
+    const SimulationReport overlap = run(dir.path(), true);
+    ASSERT_EQ(serial.kernels.size(), 2u);
+    ASSERT_EQ(overlap.kernels.size(), 2u);
+    // Each kernel alone takes the same time either way.
+    EXPECT_EQ(serial.kernels[0].cycles, overlap.kernels[0].cycles);
+    EXPECT_EQ(serial.kernels[1].stats.warp_insts, overlap.kernels[1].stats.warp_insts);
+    const uint64_t one = serial.kernels[0].cycles;
+    EXPECT_GE(serial.gpu_cycles, 2 * one + 10);
+    if (same_stream)
+      EXPECT_EQ(overlap.gpu_cycles, serial.gpu_cycles);
+    else
+      EXPECT_LT(overlap.gpu_cycles, one + 10 + one / 2);  // the second started 10 cycles after the first
+  }
+}
+
+}  // namespace
+}  // namespace lockstep
