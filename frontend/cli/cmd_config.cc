@@ -1,0 +1,65 @@
+// lockstep config [--gpu NAME | --config FILE] [--set k=v]... [--dump] [--list] [--keys]
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "frontend/cli/commands.h"
+#include "parallel/config/gpu_config.h"
+
+namespace po = boost::program_options;
+
+namespace lockstep::cli {
+
+int cmd_config(const Args& args) {
+  std::string gpu, config_file;
+  std::vector<std::string> sets;
+  bool dump = false, list = false, keys = false;
+  po::options_description opts(
+      "usage: lockstep config [--gpu NAME | --config FILE] [--set KEY=VALUE]... [--dump | --list | --keys]\n"
+      "Loads and validates a GPU config; without --dump prints a one-line summary.\noptions");
+  opts.add_options()("help,h", "show this help")("gpu", po::value(&gpu),
+                                                 "shipped GPU config by name (configs/gpus/NAME.cfg, any case)")(
+      "config", po::value(&config_file), "GPU config file")(
+      "set", po::value(&sets)->composing(), "override a config key: --set sm.max_warps=48 (repeatable)")(
+      "dump", po::bool_switch(&dump), "print the effective config: every key, its value and description")(
+      "list", po::bool_switch(&list), "list the shipped GPU configs with their descriptions")(
+      "keys", po::bool_switch(&keys), "print a Markdown table of every config key");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  if (!gpu.empty() && !config_file.empty()) throw po::error("--gpu and --config are exclusive");
+
+  if (keys) {
+    std::fputs(config_keys_markdown().c_str(), stdout);
+    return 0;
+  }
+  if (list) {
+    int status = 0;
+    std::printf("GPU configs in %s:\n", (config_dir() / "gpus").string().c_str());
+    for (const std::filesystem::path& path : shipped_gpu_configs()) {
+      try {
+        const GpuSpec spec = load_gpu_spec(path.string());
+        std::printf("  %-10s %s\n", path.stem().string().c_str(), spec.description.c_str());
+      } catch (const std::exception& e) {
+        std::printf("  %-10s (invalid: %s)\n", path.stem().string().c_str(), e.what());
+        status = 1;
+      }
+    }
+    return status;
+  }
+  if (gpu.empty() && config_file.empty())
+    throw po::error("give --gpu NAME or --config FILE (lockstep config --list shows the shipped GPUs)");
+
+  const GpuSpec spec = config_file.empty() ? load_gpu_spec(gpu, sets) : load_gpu_spec_files({config_file}, sets);
+  if (dump)
+    std::fputs(dump_gpu_spec(spec).c_str(), stdout);
+  else
+    std::printf("%s\n", gpu_spec_summary(spec).c_str());
+  return 0;
+}
+
+}  // namespace lockstep::cli

@@ -1,0 +1,173 @@
+#include "memsys/memory_spec.h"
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace lockstep {
+namespace {
+
+[[noreturn]] void fail(std::string_view key, uint64_t value, const std::string& why) {
+  throw std::invalid_argument(std::string(key) + " = " + std::to_string(value) + ": " + why);
+}
+
+void at_least(std::string_view key, uint64_t value, uint64_t min) {
+  if (value < min) fail(key, value, "must be >= " + std::to_string(min));
+}
+
+void at_most(std::string_view key, uint64_t value, uint64_t max) {
+  if (value > max) fail(key, value, "must be <= " + std::to_string(max));
+}
+
+bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+void power_of_two(std::string_view key, uint64_t value) {
+  if (!is_power_of_two(value)) fail(key, value, "must be a power of two");
+}
+
+// Line and sector sizes of a sectored cache: sectors tile the line, at most 32 of them.
+void line_and_sector(const std::string& prefix, uint32_t line, uint32_t sector) {
+  power_of_two(prefix + "sector_bytes", sector);
+  at_least(prefix + "sector_bytes", sector, 4);
+  power_of_two(prefix + "line_bytes", line);
+  if (line < sector)
+    fail(prefix + "line_bytes", line, "smaller than " + prefix + "sector_bytes = " + std::to_string(sector));
+  if (line / sector > 32) fail(prefix + "line_bytes", line, "more than 32 sectors per line");
+}
+
+}  // namespace
+
+const char* index_hash_name(IndexHash hash) {
+  switch (hash) {
+    case IndexHash::kLinear:
+      return "linear";
+    case IndexHash::kIpoly:
+      return "ipoly";
+    case IndexHash::kXor:
+      return "xor";
+  }
+  return "?";
+}
+
+const char* dram_type_name(DramType type) {
+  switch (type) {
+    case DramType::kGddr5:
+      return "gddr5";
+    case DramType::kGddr5x:
+      return "gddr5x";
+    case DramType::kGddr6:
+      return "gddr6";
+    case DramType::kHbm2:
+      return "hbm2";
+    case DramType::kHbm3:
+      return "hbm3";
+  }
+  return "?";
+}
+
+const char* dram_scheduler_name(DramScheduler scheduler) {
+  switch (scheduler) {
+    case DramScheduler::kFrFcfs:
+      return "fr_fcfs";
+    case DramScheduler::kFcfs:
+      return "fcfs";
+  }
+  return "?";
+}
+
+const char* page_policy_name(PagePolicy policy) {
+  switch (policy) {
+    case PagePolicy::kOpen:
+      return "open";
+    case PagePolicy::kClosed:
+      return "closed";
+  }
+  return "?";
+}
+
+void MemorySpec::validate() const {
+  // L1D.
+  line_and_sector("l1d.", l1d.line_bytes, l1d.sector_bytes);
+  power_of_two("l1d.sets", l1d.sets);
+  at_least("l1d.ways", l1d.ways, 1);
+  at_least("l1d.banks", l1d.banks, 1);
+  power_of_two("l1d.bank_bytes", l1d.bank_bytes);
+  at_least("l1d.hit_latency", l1d.hit_latency, 1);
+  at_least("l1d.mshr_entries", l1d.mshr_entries, 1);
+  at_least("l1d.mshr_max_merge", l1d.mshr_max_merge, 1);
+  at_least("l1d.miss_queue", l1d.miss_queue, 1);
+
+  // L2.
+  at_least("l2.subpartitions", l2.subpartitions, 1);
+  at_most("l2.subpartitions", l2.subpartitions, 16);
+  power_of_two("l2.sets", l2.sets);
+  at_least("l2.ways", l2.ways, 1);
+  line_and_sector("l2.", l2.line_bytes, l2.sector_bytes);
+  at_least("l2.latency", l2.latency, 1);
+  at_least("l2.mshr_entries", l2.mshr_entries, 1);
+  at_least("l2.mshr_max_merge", l2.mshr_max_merge, 1);
+  at_least("l2.miss_queue", l2.miss_queue, 1);
+  power_of_two("l2.channel_interleave_bytes", l2.channel_interleave_bytes);
+  if (l2.channel_interleave_bytes < l2.line_bytes)
+    fail("l2.channel_interleave_bytes", l2.channel_interleave_bytes,
+         "smaller than l2.line_bytes = " + std::to_string(l2.line_bytes));
+  at_least("l2.icnt_to_l2_queue", l2.icnt_to_l2_queue, 1);
+  at_least("l2.l2_to_dram_queue", l2.l2_to_dram_queue, 1);
+  at_least("l2.dram_to_l2_queue", l2.dram_to_l2_queue, 1);
+  at_least("l2.l2_to_icnt_queue", l2.l2_to_icnt_queue, 1);
+
+  // Interconnect.
+  at_least("icnt.flit_bytes", icnt.flit_bytes, 1);
+  at_least("icnt.latency", icnt.latency, 1);
+  at_least("icnt.in_buffer", icnt.in_buffer, 1);
+  at_least("icnt.out_buffer", icnt.out_buffer, 1);
+  at_least("icnt.sm_ejection_buffer", icnt.sm_ejection_buffer, 1);
+  at_least("icnt.ldst_response_buffer", icnt.ldst_response_buffer, 1);
+
+  // DRAM geometry.
+  at_least("dram.channels", dram.channels, 1);
+  at_most("dram.channels", dram.channels, 4096);
+  at_least("dram.bus_width_bits", dram.bus_width_bits, 8);
+  if (dram.bus_width_bits % 8 != 0) fail("dram.bus_width_bits", dram.bus_width_bits, "must be a multiple of 8");
+  at_least("dram.burst_length", dram.burst_length, 1);
+  at_least("dram.data_rate", dram.data_rate, 1);
+  if (dram.burst_length % dram.data_rate != 0)
+    fail("dram.burst_length", dram.burst_length,
+         "not a whole number of command cycles at dram.data_rate = " + std::to_string(dram.data_rate));
+  power_of_two("dram.banks", dram.banks);
+  at_least("dram.bank_groups", dram.bank_groups, 1);
+  if (dram.bank_groups > dram.banks || dram.banks % dram.bank_groups != 0)
+    fail("dram.bank_groups", dram.bank_groups, "must divide dram.banks = " + std::to_string(dram.banks));
+  if (l2.sector_bytes % dram.access_bytes() != 0)
+    fail("dram.burst_length", dram.burst_length,
+         "one column command moves dram.bus_width_bits / 8 x dram.burst_length = " +
+             std::to_string(dram.access_bytes()) +
+             " B, which does not divide l2.sector_bytes = " + std::to_string(l2.sector_bytes));
+
+  // DRAM timings.
+  at_least("dram.tCCD", dram.tCCD, 1);
+  if (dram.tCCDL < dram.tCCD) fail("dram.tCCDL", dram.tCCDL, "less than dram.tCCD = " + std::to_string(dram.tCCD));
+  at_least("dram.tRRD", dram.tRRD, 1);
+  at_least("dram.tRCD", dram.tRCD, 1);
+  at_least("dram.tRCDWR", dram.tRCDWR, 1);
+  if (dram.tRAS < dram.tRCD) fail("dram.tRAS", dram.tRAS, "less than dram.tRCD = " + std::to_string(dram.tRCD));
+  at_least("dram.tRP", dram.tRP, 1);
+  if (dram.tRC < dram.tRAS) fail("dram.tRC", dram.tRC, "less than dram.tRAS = " + std::to_string(dram.tRAS));
+  at_least("dram.tCL", dram.tCL, 1);
+  at_least("dram.tWL", dram.tWL, 1);
+  at_least("dram.tWR", dram.tWR, 1);
+  at_least("dram.tWTR", dram.tWTR, 1);
+  at_least("dram.tRTW", dram.tRTW, 1);
+  at_least("dram.tRTPL", dram.tRTPL, 1);
+  if (dram.tREFI != 0) {
+    at_least("dram.tRFC", dram.tRFC, 1);
+    if (dram.tREFI <= dram.tRFC)
+      fail("dram.tREFI", dram.tREFI, "not more than dram.tRFC = " + std::to_string(dram.tRFC));
+  }
+
+  // DRAM scheduling.
+  at_least("dram.sched_queue", dram.sched_queue, 1);
+  at_least("dram.return_queue", dram.return_queue, 1);
+}
+
+}  // namespace lockstep

@@ -1,0 +1,58 @@
+#pragma once
+// Loading a GpuSpec from a config file (configs/gpus/*.cfg), with --set
+// overrides, and printing one back. The format and every key are described in
+// configs/README.md; the keys themselves are registered in gpu_keys.cc.
+//
+//   # comment
+//   [sm]                 -> keys sm.*
+//   max_warps = 64       -> sm.max_warps
+//   units = SP,INT,SFU   -> declares unit classes; each gets [unit.SP] etc.
+//
+// Unknown keys (names are case-sensitive), a key given twice in one file,
+// values of the wrong type and impossible values are errors: one line naming
+// the file (or --set) and the key. Without gpu.name the first file's stem names the GPU.
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "parallel/gpu_spec.h"
+
+namespace lockstep {
+
+class ConfigError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// $LOCKSTEP_CONFIG_DIR if set, else the source tree's configs/ folder.
+std::filesystem::path config_dir();
+
+// The shipped GPU configs, config_dir()/gpus/*.cfg, sorted by file name.
+std::vector<std::filesystem::path> shipped_gpu_configs();
+
+// config_dir()/gpus/<name>.cfg, the name matched case-insensitively; throws
+// ConfigError listing the shipped GPUs when there is no such config.
+std::filesystem::path find_gpu_config(const std::string& name);
+
+// gpu_or_path is a config file when it contains a '/' or ends in .cfg; else a
+// shipped GPU's name (QV100, a100, ...), or failing that an existing file. Overrides are "key=value", applied
+// after the file in order. Throws ConfigError; the result is validated.
+GpuSpec load_gpu_spec(const std::string& gpu_or_path, const std::vector<std::string>& overrides = {});
+
+// Layers several config files (each file's keys over the previous ones'),
+// then the overrides. load_gpu_spec is this with one file.
+GpuSpec load_gpu_spec_files(const std::vector<std::filesystem::path>& files,
+                            const std::vector<std::string>& overrides = {});
+
+// Every key with its effective value, preceded by its description: a valid
+// config file that loads back to the same spec.
+std::string dump_gpu_spec(const GpuSpec& spec);
+
+// A Markdown table of every key (unit keys as unit.NAME.*): key, type, default, description.
+std::string config_keys_markdown();
+
+// One line: SMs, clocks, occupancy, units, L1D, L2, DRAM and its peak bandwidth.
+std::string gpu_spec_summary(const GpuSpec& spec);
+
+}  // namespace lockstep

@@ -1,0 +1,118 @@
+#include "parallel/gpu_spec.h"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/instruction_class.h"
+
+namespace lockstep {
+namespace {
+
+[[noreturn]] void fail(std::string_view key, const std::string& value, const std::string& why) {
+  throw std::invalid_argument(std::string(key) + " = " + value + ": " + why);
+}
+
+void at_least(std::string_view key, uint64_t value, uint64_t min) {
+  if (value < min) fail(key, std::to_string(value), "must be >= " + std::to_string(min));
+}
+
+void clock(std::string_view key, double mhz) {
+  if (!std::isfinite(mhz) || mhz <= 0 || mhz > 100000) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", mhz);
+    fail(key, buf, "must be a frequency in MHz, > 0 and <= 100000");
+  }
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'a' && x <= 'z') x = char(x - 'a' + 'A');
+    if (y >= 'a' && y <= 'z') y = char(y - 'a' + 'A');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+bool known_kind(std::string_view name) {
+  for (int k = 0; k <= int(InstKind::kNop); ++k)
+    if (iequals(name, inst_kind_name(InstKind(k)))) return true;
+  return false;
+}
+
+// "OPC:UNIT[:KIND]": an opcode (with modifiers), a declared unit class or MEM, an optional kind.
+void check_isa_line(const std::string& line, const SmSpec& sm) {
+  std::vector<std::string_view> fields;
+  std::string_view rest = line;
+  for (;;) {
+    const size_t colon = rest.find(':');
+    fields.push_back(rest.substr(0, colon));
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  if (fields.size() < 2 || fields.size() > 3 || fields[0].empty() || fields[1].empty())
+    fail("isa.extra", line, "expected OPC:UNIT or OPC:UNIT:KIND");
+  for (char c : fields[0])
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_'))
+      fail("isa.extra", line, "opcode '" + std::string(fields[0]) + "' has a character other than A-Z 0-9 . _");
+  bool unit_known = iequals(fields[1], kMemoryPipelineName);
+  for (const UnitSpec& u : sm.units) unit_known = unit_known || iequals(fields[1], u.name);
+  if (!unit_known)
+    fail("isa.extra", line,
+         "unit '" + std::string(fields[1]) + "' is not in sm.units (nor " + kMemoryPipelineName + ")");
+  if (fields.size() == 3 && !known_kind(fields[2])) {
+    std::string kinds;
+    for (int k = 0; k <= int(InstKind::kNop); ++k) {
+      if (k) kinds += '|';
+      kinds += inst_kind_name(InstKind(k));
+    }
+    fail("isa.extra", line, "kind '" + std::string(fields[2]) + "' is not one of " + kinds);
+  }
+}
+
+}  // namespace
+
+void GpuSpec::validate() const {
+  if (name.empty()) fail("gpu.name", "", "must not be empty");
+  at_least("gpu.sms", sms, 1);
+  at_least("gpu.sms_per_cluster", sms_per_cluster, 1);
+  if (sms % sms_per_cluster != 0)
+    fail("gpu.sms_per_cluster", std::to_string(sms_per_cluster), "does not divide gpu.sms = " + std::to_string(sms));
+  clock("clock.core_mhz", clocks.core_mhz);
+  clock("clock.icnt_mhz", clocks.icnt_mhz);
+  clock("clock.l2_mhz", clocks.l2_mhz);
+  clock("clock.dram_mhz", clocks.dram_mhz);
+
+  sm.validate();
+  memory.validate();
+
+  // The L1D lives in the SM's unified storage: it must fit next to every carve-out.
+  const L1dSpec& l1d = memory.l1d;
+  const uint64_t set_bytes = uint64_t(l1d.sets) * l1d.line_bytes;
+  for (uint32_t carveout : sm.shared_carveouts_kb) {
+    const uint64_t left = uint64_t(sm.unified_l1_shared_kb - carveout) * 1024;
+    if (l1d.adaptive) {
+      if (left % set_bytes != 0)
+        fail("l1d.sets", std::to_string(l1d.sets),
+             "the " + std::to_string(left / 1024) + " KB left by carve-out " + std::to_string(carveout) +
+                 " KB is not a whole number of ways of l1d.sets x l1d.line_bytes");
+    } else if (l1d.base_bytes() > left) {
+      fail("l1d.ways", std::to_string(l1d.ways),
+           "a fixed L1D of " + std::to_string(l1d.base_bytes() / 1024) + " KB does not fit in the " +
+               std::to_string(left / 1024) + " KB that sm.unified_l1_shared_kb leaves beside carve-out " +
+               std::to_string(carveout) + " KB");
+    }
+  }
+  if (l1d.adaptive && l1d.base_bytes() > uint64_t(sm.unified_l1_shared_kb) * 1024)
+    fail("l1d.ways", std::to_string(l1d.ways),
+         "the base L1D of " + std::to_string(l1d.base_bytes() / 1024) + " KB is larger than sm.unified_l1_shared_kb");
+
+  for (const std::string& line : isa_extra) check_isa_line(line, sm);
+}
+
+}  // namespace lockstep
