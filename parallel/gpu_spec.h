@@ -33,7 +33,7 @@ struct GpuSpec {
   MemorySpec memory;
   std::vector<std::string> isa_extra;     // "OPC:UNIT[:KIND]" lines added to / overriding the ISA def
   uint64_t watchdog_cycles = 1000000;     // core cycles without progress before a deadlock is reported (0: off)
-  bool concurrent_kernels = false;        // blocks of different kernels may share an SM
+  bool concurrent_kernels = false;        // kernels on different CUDA streams may overlap
   uint32_t kernel_launch_latency = 5000;  // core cycles from a kernel launch to its first block
 
   uint32_t clusters() const { return sms_per_cluster ? sms / sms_per_cluster : 0; }

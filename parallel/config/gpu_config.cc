@@ -13,11 +13,9 @@
 #include <set>
 #include <sstream>
 
+#include "frontend/isa/config_dir.h"
 #include "parallel/config/config_schema.h"
 
-#ifndef LOCKSTEP_DEFAULT_CONFIG_DIR
-#error "LOCKSTEP_DEFAULT_CONFIG_DIR must point at the configs/ folder"
-#endif
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -137,11 +135,7 @@ double peak_dram_gbps(const GpuSpec& spec) {
 
 }  // namespace
 
-fs::path config_dir() {
-  const char* env = std::getenv("LOCKSTEP_CONFIG_DIR");
-  if (env && *env) return fs::path(env);
-  return fs::path(LOCKSTEP_DEFAULT_CONFIG_DIR);
-}
+fs::path config_dir() { return default_config_dir(); }
 
 std::vector<fs::path> shipped_gpu_configs() {
   std::vector<fs::path> out;

@@ -57,9 +57,9 @@ void gpu_keys(ConfigSchema& s) {
   s.field("gpu.sms_per_cluster", member(&GpuSpec::sms_per_cluster),
           "SMs that share one interconnect port (a SIMT cluster); must divide gpu.sms");
   s.field("gpu.kernel_launch_latency", member(&GpuSpec::kernel_launch_latency),
-          "core cycles from a kernel launch to its first thread block");
+          "idle core cycles between the moment a kernel could start and its first thread block");
   s.field("gpu.concurrent_kernels", member(&GpuSpec::concurrent_kernels),
-          "thread blocks of different kernels may run on one SM at the same time");
+          "kernels on different CUDA streams may overlap (an SM still holds one kernel at a time)");
   s.field("gpu.watchdog_cycles", member(&GpuSpec::watchdog_cycles),
           "core cycles without progress before the run stops with a deadlock report (0: never)");
 }
