@@ -228,8 +228,17 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
   const uint32_t sc = slot % spec_.subcores;
   uint32_t latency = 0, bank_extra = 0;
   const bool memory = ti.kind == InstKind::kMemory;
-  if (ti.kind == InstKind::kDepBar || ti.kind == InstKind::kMemBarrier) {
-    if (w.outstanding_memory > 0) {  // DEPBAR waits for the asynchronous copies the warp has in flight
+  if (ti.kind == InstKind::kMemBarrier && w.outstanding_memory > 0) {
+    why = StallReason::kMemory;
+    return false;
+  }
+  if (ti.kind == InstKind::kDepBar) {
+    // DEPBAR.LE SB0, N: at most N closed LDGSTS groups may still be in flight.
+    const uint32_t allowed = ti.immediate > 0 ? uint32_t(ti.immediate) : 0;
+    uint32_t in_flight = 0;
+    for (uint32_t back = 1; back <= std::min(w.groups_closed, kCopyGroups); ++back)
+      in_flight += w.group_pending[(w.groups_closed - back) % kCopyGroups] > 0;
+    if (in_flight > allowed) {
       why = StallReason::kMemory;
       return false;
     }
@@ -302,6 +311,9 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
     case InstKind::kMemBarrier:
       w.waiting_membar = w.outstanding_memory > 0;
       break;
+    case InstKind::kLdgDepBar:
+      ++w.groups_closed;
+      break;
     case InstKind::kExit:
       if (wi.active_mask == 0xffffffffu && w.next_issue < w.trace->insts.size() && !w.saw_full_exit) {
         w.saw_full_exit = true;
@@ -318,7 +330,7 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
     if (ti.num_dsts > 0) {
       for (uint32_t i = 0; i < ti.num_dsts; ++i) w.pending.set(ti.dsts[i]);
       ++w.outstanding;
-      pending_.push(Writeback{now + latency + bank_extra, wb_seq_++, slot, &ti, false});
+      pending_.push(Writeback{now + latency + bank_extra, wb_seq_++, slot, &ti, false, kNoGroup});
     }
   }
   finish_warp_if_done(slot);
@@ -368,7 +380,12 @@ void Sm::execute_memory(Warp& w, uint32_t slot, const TimedInstruction& ti, cons
   for (uint32_t i = 0; i < ti.num_dsts; ++i) w.pending.set(ti.dsts[i]);
   ++w.outstanding;
   ++w.outstanding_memory;
-  pending_.push(Writeback{done, wb_seq_++, slot, &ti, true});
+  uint32_t group = kNoGroup;
+  if (ti.space == MemSpace::kGlobalToShared) {
+    group = w.groups_closed % kCopyGroups;
+    ++w.group_pending[group];
+  }
+  pending_.push(Writeback{done, wb_seq_++, slot, &ti, true, group});
 }
 
 void Sm::writeback(uint64_t now) {
@@ -379,6 +396,7 @@ void Sm::writeback(uint64_t now) {
     for (uint32_t i = 0; i < wb.inst->num_dsts; ++i) w.pending.reset(wb.inst->dsts[i]);
     --w.outstanding;
     if (wb.memory) --w.outstanding_memory;
+    if (wb.copy_group != kNoGroup) --w.group_pending[wb.copy_group];
     finish_warp_if_done(wb.warp);
   }
 }

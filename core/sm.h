@@ -15,6 +15,7 @@
 // The SM talks to nothing outside itself within a cycle: blocks are handed to
 // it between cycles by the GPU's block dispatcher, and its counters are read
 // after the run, so ticking SMs in any order gives the same result.
+#include <array>
 #include <bitset>
 #include <cstdint>
 #include <functional>
@@ -40,6 +41,7 @@ struct KernelLaunch {
 
 class Sm {
  public:
+  static constexpr uint32_t kCopyGroups = 16;  // LDGSTS groups tracked per warp
   Sm(uint32_t id, const SmSpec& spec);
 
   uint32_t id() const { return id_; }
@@ -81,6 +83,10 @@ class Sm {
     uint64_t fetch_blocked_until = 0;
     uint32_t outstanding = 0;     // results not written back yet
     uint32_t outstanding_memory = 0;
+    // LDGSTS groups: copies join the open group (number `groups_closed`);
+    // LDGDEPBAR closes it; DEPBAR waits for the closed groups to drain.
+    uint32_t groups_closed = 0;
+    std::array<uint16_t, kCopyGroups> group_pending{};
     bool at_barrier = false;
     bool waiting_membar = false;
     bool saw_full_exit = false;
@@ -98,12 +104,14 @@ class Sm {
     uint32_t regs = 0;
     uint32_t shared = 0;
   };
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
   struct Writeback {
     uint64_t cycle;
     uint64_t seq;
     uint32_t warp;
     const TimedInstruction* inst;
     bool memory;
+    uint32_t copy_group;  // LDGSTS group, or kNoGroup
     bool operator>(const Writeback& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
   };
 

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "core/kernel_program.h"
 #include "core/occupancy.h"
@@ -43,14 +44,19 @@ class Script {
                    if (base == "MUFU") return {"SFU", InstKind::kAlu};
                    if (base == "BAR") return {"BRANCH", InstKind::kBarrier};
                    if (base == "EXIT") return {"BRANCH", InstKind::kExit};
-                   if (base == "LDS" || base == "STS") return {"MEM", InstKind::kMemory};
+                   if (base == "LDS" || base == "STS" || base == "LDGSTS") return {"MEM", InstKind::kMemory};
+                   if (base == "LDGDEPBAR") return {"MEM", InstKind::kLdgDepBar};
+                   if (base == "DEPBAR") return {"MEM", InstKind::kDepBar};
                    throw std::runtime_error(where + ": unknown " + op);
                  },
                  "test kernel") {}
 
   // dst/src are R register numbers; pc advances by 16 per static instruction.
-  uint32_t inst(const std::string& opcode, std::vector<uint16_t> dsts, std::vector<uint16_t> srcs, uint32_t width = 0) {
+  uint32_t inst(const std::string& opcode, std::vector<uint16_t> dsts, std::vector<uint16_t> srcs, uint32_t width = 0,
+                std::optional<int64_t> immediate = std::nullopt) {
     StaticInstruction st;
+    st.has_immediate = immediate.has_value();
+    st.immediate = immediate.value_or(0);
     st.pc = 16 * table_.size();
     st.opcode_id = table_.intern_opcode(opcode);
     for (uint16_t d : dsts) st.dsts.push_back(RegRef{RegKind::kR, d});
@@ -231,6 +237,36 @@ TEST(SmRules, OperandCollectorsLimitIssue) {
   };
   EXPECT_EQ(gap(2), 1u);
   EXPECT_EQ(gap(1), 2u);
+}
+
+TEST(SmRules, DepbarWaitsForClosedCopyGroups) {
+  // Two LDGSTS groups issued a few cycles apart; DEPBAR.LE SB0, N lets N
+  // closed groups stay in flight.
+  auto after_depbar = [](int64_t n, uint64_t& first_copy, uint64_t& second_copy) {
+    SmSpec spec = test_spec();
+    spec.perfect_memory_latency = 50;
+    Script s(spec);
+    BlockTrace b;
+    std::vector<uint64_t> one_lane = {0x1000};
+    s.add(b, 0, s.inst("LDGSTS.E", {}, {2, 3}, 4), one_lane);  // group 0
+    s.add(b, 0, s.inst("LDGDEPBAR", {}, {}));
+    for (uint16_t i = 0; i < 4; ++i) s.add(b, 0, s.inst("FFMA", {uint16_t(20 + i)}, {2, 3}));
+    s.add(b, 0, s.inst("LDGSTS.E", {}, {4, 5}, 4), one_lane);  // group 1
+    s.add(b, 0, s.inst("LDGDEPBAR", {}, {}));
+    s.add(b, 0, s.inst("DEPBAR.LE", {}, {}, 0, n));
+    s.add(b, 0, s.inst("FADD", {30}, {2, 3}));
+    std::vector<Script::Issue> issues;
+    s.run(b, &issues);
+    first_copy = issues.at(0).cycle;
+    second_copy = issues.at(6).cycle;
+    return issues.at(8).cycle;  // the DEPBAR itself
+  };
+  uint64_t a = 0, b = 0;
+  const uint64_t wait_one_left = after_depbar(1, a, b);
+  EXPECT_GT(b, a);
+  EXPECT_EQ(wait_one_left, a + 50);  // group 0 done; group 1 may still fly
+  const uint64_t wait_all = after_depbar(0, a, b);
+  EXPECT_EQ(wait_all, b + 50);
 }
 
 std::vector<uint32_t> issue_order(WarpSchedulerPolicy policy) {
