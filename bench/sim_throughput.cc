@@ -107,10 +107,14 @@ int main(int argc, char** argv) {
               "cycles/s", "RSS MB");
   const uint64_t base = lockstep::parse_size(size);
   for (const char* w : {"gemm", "vecadd", "stencil2d"}) {
-    for (uint64_t n : {base, 4 * base}) {
+    // 4x the instructions as 4x the blocks (a grid sized for 4x the SMs), so
+    // the per-block trace stays the same and RSS shows what trace length costs.
+    for (uint32_t scale : {1u, 4u}) {
+      const uint64_t n = base * scale;
       lockstep::GenOptions g;
       g.workload = w;
       g.size = n;
+      g.sms = 80 * scale;
       const fs::path dir = workdir / (std::string(w) + "-" + std::to_string(n));
       lockstep::generate_trace(g, dir);
       const fs::path lst = dir.string() + ".lst";
