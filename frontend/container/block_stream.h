@@ -1,18 +1,28 @@
 #pragma once
 // Streams the blocks of one kernel in order while a helper thread decodes the
-// next chunks into a bounded queue: at most `chunks_ahead` decoded chunks wait,
-// plus the one being decoded and the one being consumed. Errors on the helper
-// thread are rethrown from next() once the blocks before them are consumed
-// (TraceError as TraceError with the same message, std::bad_alloc as is,
-// anything else as std::runtime_error).
-// Destroying the stream early stops and joins the helper.
+// next chunks ahead: at most `chunks_ahead` decoded chunks wait, plus the ones
+// being decoded (one per thread) and the one being consumed. A consumer that
+// finds the next chunk neither decoded nor claimed by the helper decodes it
+// itself, and one that finds the helper busy with it decodes a later chunk
+// meanwhile, so a fast consumer never idles behind the hand-off: both threads
+// decode. A slow consumer just finds the chunks ready.
+// Decoding errors, on either thread, are rethrown from next() once the blocks
+// before them are consumed (TraceError as TraceError with the same message,
+// std::bad_alloc as is, anything else as std::runtime_error); the stream then
+// stays ended.
+// Destroying the stream early stops and joins the helper. The helper decodes
+// with storage borrowed from the reader (ContainerReader::take_stream_storage)
+// and the stream hands it back when it ends, decoded chunks' vectors included,
+// so streams after the first neither allocate nor touch fresh memory.
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <string>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "frontend/container/container_reader.h"
@@ -38,25 +48,32 @@ class BlockStream {
  private:
   void run();
   bool advance();  // makes current_[pos_] the next block; false at the end
+  // With mu_ held:
+  void fail_chunk(uint32_t c, int kind, std::string&& message);
+  void put_ready(uint32_t c, std::vector<BlockTrace>&& chunk);  // keeps ready_ in chunk order
+  std::vector<BlockTrace> take_spare();
 
   const ContainerReader& reader_;
   const uint32_t kernel_;
   const size_t ahead_;
   const uint32_t chunk_count_;
+  std::unique_ptr<ContainerReader::StreamStorage> storage_;  // its scratch: helper only
 
   std::mutex mu_;
   std::condition_variable produced_;
   std::condition_variable consumed_;
-  std::deque<std::vector<BlockTrace>> ready_;  // decoded chunks, in order
+  uint32_t next_claim_ = 0;  // the first chunk neither thread has taken on
+  std::deque<std::pair<uint32_t, std::vector<BlockTrace>>> ready_;  // decoded, not yet consumed, in order
   std::vector<std::vector<BlockTrace>> spare_;  // consumed chunks, storage for reuse
   enum class Error { kNone, kTrace, kBadAlloc, kOther };
-  Error error_ = Error::kNone;  // set with done_
+  Error error_ = Error::kNone;  // decoding chunk error_chunk_ failed; nothing after it is claimed
+  uint32_t error_chunk_ = 0;
   std::string error_message_;
-  bool done_ = false;  // helper finished (all chunks queued, or error_ set)
   bool stop_ = false;
 
   // Consumer side only.
   std::vector<BlockTrace> current_;
+  uint32_t want_ = 0;  // the chunk to consume next
   size_t pos_ = 0;
   bool started_ = false;
   bool finished_ = false;

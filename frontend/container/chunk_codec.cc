@@ -1,14 +1,23 @@
 #include "frontend/container/chunk_codec.h"
 
+#include <algorithm>
 #include <bit>
+#include <cstring>
 #include <limits>
+#include <unordered_map>
 
-#include "frontend/container/lz4_frame.h"
+#include "frontend/container/frame_codec.h"
 #include "frontend/trace/trace_error.h"
 #include "trace.pb.h"
 
 namespace lockstep {
 namespace {
+
+// Address record kinds (proto/trace.proto, BlockChunk.addr_kinds).
+enum AddrKind : uint8_t { kStride = 0, kLanes = 1, kRef = 2, kRepeat = 3 };
+constexpr uint32_t kMaxU32 = std::numeric_limits<uint32_t>::max();
+// Masks stream: a run's mask may be given as that of the run 1..8 runs back.
+constexpr uint8_t kMaskHistory = 8;
 
 std::string serialize(const google::protobuf::MessageLite& msg, const char* what) {
   std::string raw;
@@ -16,226 +25,658 @@ std::string serialize(const google::protobuf::MessageLite& msg, const char* what
   return raw;
 }
 
+// a - b modulo 2^64 (shifts and steps of addresses wrap like the addresses).
+int64_t wrap_sub(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); }
+
+// Lane addresses a[0..n) and b[0..n) differ by one constant.
+bool same_offsets(const uint64_t* a, const uint64_t* b, uint32_t n) {
+  const uint64_t d = a[0] - b[0];
+  for (uint32_t k = 1; k < n; ++k)
+    if (a[k] - b[k] != d) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+class Sink {
+ public:
+  void u(uint64_t v) {
+    while (v >= 0x80) {
+      s_.push_back(char(v | 0x80));
+      v >>= 7;
+    }
+    s_.push_back(char(v));
+  }
+  void z(int64_t v) { u((uint64_t(v) << 1) ^ uint64_t(v >> 63)); }
+  void byte(uint8_t v) { s_.push_back(char(v)); }
+  void le32(uint32_t v) {
+    const char b[4] = {char(v), char(v >> 8), char(v >> 16), char(v >> 24)};
+    s_.append(b, 4);
+  }
+  std::string take() { return std::move(s_); }
+
+ private:
+  std::string s_;
+};
+
 [[noreturn]] void encode_fail(uint32_t kernel, uint32_t block_ordinal, size_t warp, size_t inst, const std::string& what) {
   throw TraceError("encode_chunk: kernel " + std::to_string(kernel) + " block " + std::to_string(block_ordinal) +
                    " warp " + std::to_string(warp) + " inst " + std::to_string(inst) + ": " + what);
 }
 
-void encode_warp(const WarpTrace& w, const StaticTable& table, uint32_t table_size, proto::WarpStream& ws,
-                 EncodedChunk& chunk, uint32_t block_ordinal, size_t warp_pos) {
-  const size_t n = w.insts.size();
-  if (n > std::numeric_limits<uint32_t>::max())
-    encode_fail(chunk.kernel_index, block_ordinal, warp_pos, 0, "too many instructions in one warp");
-  ws.set_warp_id(w.warp_id);
-  ws.set_num_insts(uint32_t(n));
-  auto* ids = ws.mutable_static_ids();
-  ids->Reserve(int(n));
-  uint32_t prev_id = 0;
-  uint64_t prev_base = 0;
-  uint32_t run_mask = 0;
-  uint32_t run_len = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const WarpInstruction& wi = w.insts[i];
-    if (wi.static_id >= table_size)
-      encode_fail(chunk.kernel_index, block_ordinal, warp_pos, i,
-                  "static id " + std::to_string(wi.static_id) + " outside the table (" + std::to_string(table_size) +
-                      " entries)");
-    ids->AddAlreadyReserved(int32_t(wi.static_id - prev_id));  // wraps; decoding wraps back
-    prev_id = wi.static_id;
-    if (run_len > 0 && wi.active_mask == run_mask) {
-      ++run_len;
-    } else {
-      if (run_len > 0) {
-        ws.add_mask_runs(run_len);
-        ws.add_masks(run_mask);
-      }
-      run_mask = wi.active_mask;
-      run_len = 1;
+// The previous instance of a memory static id in the current warp.
+struct EncSidState {
+  uint64_t gen = 0;  // the warp it belongs to; stale otherwise
+  uint32_t addr_begin = 0;
+  uint32_t lanes = 0;
+  int64_t step = 0;
+};
+
+class ChunkEncoder {
+ public:
+  ChunkEncoder(const StaticTable& table, EncodedChunk& chunk)
+      : table_(table), table_size_(table.size()), chunk_(chunk), slot_(table_size_, 0) {}
+
+  void add_block(const BlockTrace& bt, uint32_t block_ordinal) {
+    if (bt.warps.size() > kMaxU32) throw TraceError("encode_chunk: too many warps");
+    blocks_.z(int32_t(bt.id.x - prev_block_.x));
+    blocks_.z(int32_t(bt.id.y - prev_block_.y));
+    blocks_.z(int32_t(bt.id.z - prev_block_.z));
+    blocks_.u(bt.warps.size());
+    prev_block_ = bt.id;
+    const uint64_t before = chunk_.warp_insts;
+    uint32_t expected_id = 0;
+    for (size_t w = 0; w < bt.warps.size(); ++w) {
+      const WarpTrace& wt = bt.warps[w];
+      warps_.z(int32_t(wt.warp_id - expected_id));
+      expected_id = wt.warp_id + 1;
+      add_warp(wt, block_ordinal, w);
     }
-    const uint32_t lanes = uint32_t(std::popcount(wi.active_mask));
-    ++chunk.static_counts[wi.static_id];
-    chunk.thread_insts += lanes;
-    if (!table.inst(wi.static_id).is_memory()) continue;
-    ++chunk.mem_insts;
-    if (lanes == 0) continue;
-    if (uint64_t(wi.addr_begin) + lanes > w.addrs.size())
-      encode_fail(chunk.kernel_index, block_ordinal, warp_pos, i,
-                  "addresses " + std::to_string(wi.addr_begin) + "+" + std::to_string(lanes) + " beyond the warp's " +
-                      std::to_string(w.addrs.size()));
-    const uint64_t* a = w.addrs.data() + wi.addr_begin;
-    const int64_t dbase = int64_t(a[0] - prev_base);
-    prev_base = a[0];
-    if (lanes == 1) {
-      ws.add_addr_kinds(1);
-      ws.add_addr_values(dbase);
-      continue;
-    }
-    const int64_t stride = int64_t(a[1] - a[0]);
-    bool uniform = true;
-    for (uint32_t k = 2; k < lanes && uniform; ++k) uniform = int64_t(a[k] - a[k - 1]) == stride;
-    ws.add_addr_values(dbase);
-    if (uniform) {
-      ws.add_addr_kinds(0);
-      ws.add_addr_values(stride);
-    } else {
-      ws.add_addr_kinds(1);
-      for (uint32_t k = 1; k < lanes; ++k) ws.add_addr_values(int64_t(a[k] - a[k - 1]));
-    }
+    chunk_.blocks.push_back(BlockInfo{bt.id, uint32_t(bt.warps.size()), chunk_.warp_insts - before});
   }
-  if (run_len > 0) {
-    ws.add_mask_runs(run_len);
-    ws.add_masks(run_mask);
+
+  void finish(proto::BlockChunk& msg) {
+    msg.set_num_insts(chunk_.warp_insts);
+    msg.set_blocks(blocks_.take());
+    msg.set_warps(warps_.take());
+    msg.set_id_runs(id_runs_.take());
+    msg.set_mask_runs(mask_runs_.take());
+    msg.set_masks(masks_.take());
+    msg.set_addr_kinds(kinds_.take());
+    msg.set_addr_values(values_.take());
   }
-  chunk.warp_insts += n;
-}
 
-[[noreturn]] void decode_fail(const std::string& where, size_t block, size_t warp, const std::string& what) {
-  throw TraceError(where + ": block " + std::to_string(block) + " warp " + std::to_string(warp) + ": " + what);
-}
-
-// The hot path: one warp's stream into `wt`, reusing its vectors.
-void decode_warp(const proto::WarpStream& ws, const StaticTable& table, uint32_t table_size, WarpTrace& wt,
-                 const std::string& where, size_t block, size_t warp) {
-  const uint32_t n = ws.num_insts();
-  if (uint32_t(ws.static_ids_size()) != n)
-    decode_fail(where, block, warp,
-                std::to_string(ws.static_ids_size()) + " static ids for " + std::to_string(n) + " instructions");
-  if (ws.mask_runs_size() != ws.masks_size())
-    decode_fail(where, block, warp,
-                std::to_string(ws.mask_runs_size()) + " mask runs but " + std::to_string(ws.masks_size()) + " masks");
-  const size_t nk = size_t(ws.addr_kinds_size());
-  const size_t nv = size_t(ws.addr_values_size());
-  // Every address record yields at most 32 addresses: bound the total so addr_begin cannot overflow.
-  if (nk > std::numeric_limits<uint32_t>::max() / 32)
-    decode_fail(where, block, warp, "too many address records (" + std::to_string(nk) + ")");
-
-  wt.warp_id = ws.warp_id();
-  wt.insts.resize(n);
-  std::vector<uint64_t>& addrs = wt.addrs;
-  if (addrs.size() < 64) addrs.resize(64);
-  size_t na = 0;
-
-  const int32_t* sid = ws.static_ids().data();
-  const uint32_t* runs = ws.mask_runs().data();
-  const uint32_t* masks = ws.masks().data();
-  const uint32_t* kinds = ws.addr_kinds().data();
-  const int64_t* vals = ws.addr_values().data();
-  const size_t nruns = size_t(ws.mask_runs_size());
-  WarpInstruction* out = wt.insts.data();
-
-  size_t i = 0, ki = 0, vi = 0;
-  uint32_t prev = 0;
-  uint64_t prev_base = 0;
-  for (size_t r = 0; r < nruns; ++r) {
-    const uint32_t run = runs[r];
-    const uint32_t mask = masks[r];
-    if (run == 0 || run > n - i)
-      decode_fail(where, block, warp,
-                  "mask run " + std::to_string(r) + " of length " + std::to_string(run) + " does not fit " +
-                      std::to_string(n) + " instructions");
-    const uint32_t lanes = uint32_t(std::popcount(mask));
-    for (const size_t end = i + run; i < end; ++i) {
-      const uint32_t id = prev + uint32_t(sid[i]);
-      prev = id;
-      if (id >= table_size)
-        decode_fail(where, block, warp,
-                    "instruction " + std::to_string(i) + ": static id " + std::to_string(id) +
-                        " outside the kernel table (" + std::to_string(table_size) + " entries)");
-      WarpInstruction& wi = out[i];
-      wi.static_id = id;
-      wi.active_mask = mask;
-      wi.addr_begin = uint32_t(na);
-      if (lanes == 0 || !table.inst(id).is_memory()) continue;
-      if (ki >= nk)
-        decode_fail(where, block, warp,
-                    "instruction " + std::to_string(i) + ": more memory instructions than address records (" +
-                        std::to_string(nk) + ")");
-      const uint32_t kind = kinds[ki++];
-      const size_t need = kind == 0 ? 2 : lanes;
-      if (kind > 1) decode_fail(where, block, warp, "instruction " + std::to_string(i) + ": unknown address kind " + std::to_string(kind));
-      if (nv - vi < need)
-        decode_fail(where, block, warp, "instruction " + std::to_string(i) + ": address values run out");
-      if (na + 32 > addrs.size()) addrs.resize(addrs.size() * 2);
-      uint64_t* a = addrs.data() + na;
-      uint64_t addr = prev_base + uint64_t(vals[vi]);
-      prev_base = addr;
-      a[0] = addr;
-      if (kind == 0) {
-        const uint64_t stride = uint64_t(vals[vi + 1]);
-        for (uint32_t k = 1; k < lanes; ++k) a[k] = (addr += stride);
+ private:
+  // 0 when not memory, else 1 + a slot in sids_ (assigned on first sight).
+  uint32_t mem_slot(uint32_t id) {
+    uint32_t& s = slot_[id];
+    if (s == 0) {
+      if (table_.inst(id).is_memory()) {
+        sids_.emplace_back();
+        s = uint32_t(sids_.size()) + 1;
       } else {
-        const int64_t* d = vals + vi;
-        for (uint32_t k = 1; k < lanes; ++k) a[k] = (addr += uint64_t(d[k]));
+        s = 1;
       }
-      vi += need;
-      na += lanes;
+    }
+    return s - 1;
+  }
+
+  static uint64_t control_hash(const WarpTrace& w) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ w.insts.size();
+    for (const WarpInstruction& wi : w.insts) {
+      h ^= (uint64_t(wi.static_id) << 32) | wi.active_mask;
+      h *= 0xFF51AFD7ED558CCDULL;
+      h ^= h >> 29;
+    }
+    return h;
+  }
+  static bool same_control(const WarpTrace& a, const WarpTrace& b) {
+    if (a.insts.size() != b.insts.size()) return false;
+    for (size_t i = 0; i < a.insts.size(); ++i)
+      if (a.insts[i].static_id != b.insts[i].static_id || a.insts[i].active_mask != b.insts[i].active_mask)
+        return false;
+    return true;
+  }
+
+  void add_warp(const WarpTrace& w, uint32_t block_ordinal, size_t warp_pos) {
+    const size_t n = w.insts.size();
+    if (n > kMaxU32) encode_fail(chunk_.kernel_index, block_ordinal, warp_pos, 0, "too many instructions in one warp");
+    for (size_t i = 0; i < n; ++i) {
+      const WarpInstruction& wi = w.insts[i];
+      if (wi.static_id >= table_size_)
+        encode_fail(chunk_.kernel_index, block_ordinal, warp_pos, i,
+                    "static id " + std::to_string(wi.static_id) + " outside the table (" +
+                        std::to_string(table_size_) + " entries)");
+      ++chunk_.static_counts[wi.static_id];
+      chunk_.thread_insts += uint32_t(std::popcount(wi.active_mask));
+    }
+
+    // The latest earlier warp of the chunk with the same control flow.
+    const uint64_t hash = control_hash(w);
+    const WarpTrace* ref = nullptr;
+    const size_t index = seen_.size();
+    if (auto it = by_control_.find(hash); it != by_control_.end() && same_control(*seen_[it->second], w)) {
+      ref = seen_[it->second];
+      warps_.u(index - it->second);
+    } else {
+      warps_.u(0);
+      warps_.u(n);
+      put_control(w);
+    }
+    by_control_[hash] = index;
+    seen_.push_back(&w);
+
+    ++gen_;
+    for (size_t i = 0; i < n; ++i) {
+      const WarpInstruction& wi = w.insts[i];
+      const uint32_t slot = mem_slot(wi.static_id);
+      if (slot == 0) continue;
+      ++chunk_.mem_insts;
+      const uint32_t lanes = uint32_t(std::popcount(wi.active_mask));
+      if (lanes == 0) continue;
+      if (uint64_t(wi.addr_begin) + lanes > w.addrs.size())
+        encode_fail(chunk_.kernel_index, block_ordinal, warp_pos, i,
+                    "addresses " + std::to_string(wi.addr_begin) + "+" + std::to_string(lanes) +
+                        " beyond the warp's " + std::to_string(w.addrs.size()));
+      put_addresses(w, wi, lanes, ref ? ref->addrs.data() + ref->insts[i].addr_begin : nullptr, sids_[slot - 1]);
+    }
+    chunk_.warp_insts += n;
+  }
+
+  void put_control(const WarpTrace& w) {
+    const size_t n = w.insts.size();
+    uint32_t expected = 0;
+    for (size_t i = 0; i < n;) {
+      const uint32_t start = w.insts[i].static_id;
+      size_t len = 1;
+      while (i + len < n && w.insts[i + len].static_id == start + len) ++len;
+      id_runs_.z(int32_t(start - expected));
+      id_runs_.u(len - 1);
+      expected = start + uint32_t(len);
+      i += len;
+    }
+    uint32_t recent[kMaskHistory] = {};  // masks of the last runs, ring
+    size_t runs = 0;
+    for (size_t i = 0; i < n;) {
+      const uint32_t mask = w.insts[i].active_mask;
+      size_t len = 1;
+      while (i + len < n && w.insts[i + len].active_mask == mask) ++len;
+      mask_runs_.u(len - 1);
+      uint8_t back = 0;
+      for (uint8_t k = 1; k <= kMaskHistory && k <= runs && !back; ++k)
+        if (recent[(runs - k) % kMaskHistory] == mask) back = k;
+      masks_.byte(back);
+      if (back == 0) masks_.le32(mask);
+      recent[runs++ % kMaskHistory] = mask;
+      i += len;
     }
   }
-  if (i != n)
-    decode_fail(where, block, warp,
-                "mask runs cover " + std::to_string(i) + " of " + std::to_string(n) + " instructions");
-  if (ki != nk || vi != nv)
-    decode_fail(where, block, warp,
-                "unused address records (" + std::to_string(nk - ki) + " kinds, " + std::to_string(nv - vi) +
-                    " values left)");
-  addrs.resize(na);
+
+  void put_addresses(const WarpTrace& w, const WarpInstruction& wi, uint32_t lanes, const uint64_t* r,
+                     EncSidState& st) {
+    const uint64_t* a = w.addrs.data() + wi.addr_begin;
+    const bool earlier = st.gen == gen_;
+    const uint64_t* p = earlier ? w.addrs.data() + st.addr_begin : nullptr;
+    const int64_t step = earlier ? int64_t(a[0] - p[0]) : 0;
+    if (r && same_offsets(a, r, lanes)) {
+      const int64_t shift = int64_t(a[0] - r[0]);
+      kinds_.byte(kRef);
+      values_.z(wrap_sub(shift, prev_shift_));
+      prev_shift_ = shift;
+    } else if (earlier && st.lanes == lanes && same_offsets(a, p, lanes)) {
+      kinds_.byte(kRepeat);
+      values_.z(wrap_sub(step, st.step));
+    } else {
+      const int64_t stride = lanes >= 2 ? int64_t(a[1] - a[0]) : 0;
+      bool uniform = lanes >= 2;
+      for (uint32_t k = 2; k < lanes && uniform; ++k) uniform = int64_t(a[k] - a[k - 1]) == stride;
+      kinds_.byte(uniform ? kStride : kLanes);
+      values_.z(int64_t(a[0] - base_));
+      if (uniform) {
+        values_.z(stride);
+      } else {
+        for (uint32_t k = 1; k < lanes; ++k) values_.z(int64_t(a[k] - a[k - 1]));
+      }
+    }
+    st = EncSidState{gen_, wi.addr_begin, lanes, step};
+    base_ = a[0];
+  }
+
+  const StaticTable& table_;
+  const uint32_t table_size_;
+  EncodedChunk& chunk_;
+  std::vector<uint32_t> slot_;
+  std::vector<EncSidState> sids_;
+  std::vector<const WarpTrace*> seen_;
+  std::unordered_map<uint64_t, size_t> by_control_;
+  uint64_t gen_ = 0;
+  uint64_t base_ = 0;
+  int64_t prev_shift_ = 0;
+  Dim3 prev_block_{0, 0, 0};
+  Sink blocks_, warps_, id_runs_, mask_runs_, masks_, kinds_, values_;
+};
+
+// ---------------------------------------------------------------------------
+// Decoding
+
+// Thrown inside the decoder, turned into a TraceError with the position.
+struct DecodeError {
+  std::string what;
+};
+[[noreturn]] void bad(std::string what) { throw DecodeError{std::move(what)}; }
+
+// One byte stream of a chunk, read with bounds checks.
+class In {
+ public:
+  In(const std::string& s, const char* name)
+      : p_(reinterpret_cast<const uint8_t*>(s.data())), end_(p_ + s.size()), name_(name) {}
+  uint64_t u() {
+    if (p_ < end_ && *p_ < 0x80) [[likely]]
+      return *p_++;
+    return u_slow();
+  }
+  int64_t z() {
+    const uint64_t v = u();
+    return int64_t(v >> 1) ^ -int64_t(v & 1);
+  }
+  // A signed value that must fit 32 bits (a difference of two uint32).
+  uint32_t z32() {
+    const int64_t v = z();
+    if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+      bad(std::string(name_) + " stream: value " + std::to_string(v) + " out of range");
+    return uint32_t(int32_t(v));
+  }
+  uint8_t byte() {
+    if (p_ == end_) [[unlikely]]
+      ends();
+    return *p_++;
+  }
+  uint32_t le32() {
+    if (end_ - p_ < 4) [[unlikely]]
+      ends();
+    const uint32_t v = uint32_t(p_[0]) | uint32_t(p_[1]) << 8 | uint32_t(p_[2]) << 16 | uint32_t(p_[3]) << 24;
+    p_ += 4;
+    return v;
+  }
+  size_t left() const { return size_t(end_ - p_); }
+  const char* name() const { return name_; }
+
+ private:
+  [[noreturn, gnu::noinline]] void ends() const { bad(std::string(name_) + " stream ends early"); }
+  [[gnu::noinline]] uint64_t u_slow() {
+    if (end_ - p_ >= 8) {
+      // Up to eight bytes at once: find the last byte (high bit clear), then
+      // gather the 7-bit groups without a branch per byte.
+      uint64_t x;
+      std::memcpy(&x, p_, 8);
+      if constexpr (std::endian::native == std::endian::little) {
+        const uint64_t stops = ~x & 0x8080808080808080ULL;
+        if (stops != 0) {
+          const int bits = std::countr_zero(stops) + 1;  // through the last byte's high bit
+          p_ += bits >> 3;
+          if (bits < 64) x &= (uint64_t(1) << bits) - 1;
+          x = (x & 0x7f) | ((x & 0x7f00) >> 1) | ((x & 0x7f0000) >> 2) | ((x & 0x7f000000) >> 3) |
+              ((x & 0x7f00000000ULL) >> 4) | ((x & 0x7f0000000000ULL) >> 5) | ((x & 0x7f000000000000ULL) >> 6) |
+              ((x & 0x7f00000000000000ULL) >> 7);
+          return x;
+        }
+      }
+    }
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ == end_) ends();
+      const uint8_t b = *p_++;
+      v |= uint64_t(b & 0x7f) << shift;
+      if (b < 0x80) {
+        if (shift == 63 && b > 1) break;
+        return v;
+      }
+    }
+    bad(std::string(name_) + " stream: bad varint");
+  }
+
+  const uint8_t* p_;
+  const uint8_t* end_;
+  const char* name_;
+};
+
+struct DecSidState {
+  uint64_t gen = 0;
+  uint32_t addr_begin = 0;
+  uint32_t lanes = 0;
+  int64_t step = 0;
+};
+
+std::string inst_at(size_t i) { return "instruction " + std::to_string(i) + ": "; }
+
+// Active lanes of a mask, inline (a portable build has no popcount instruction).
+inline uint32_t lanes_of(uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
+
+// Sizes a reused vector for n elements, growing geometrically.
+template <class T>
+void size_for(std::vector<T>& v, size_t n) {
+  if (n > v.capacity()) v.reserve(std::max(n, v.capacity() * 2));
+  v.resize(n);
+}
+
+}  // namespace
+
+struct ChunkScratch::Impl {
+  std::string frame;
+  std::string raw;
+  proto::BlockChunk msg;
+  std::vector<DecSidState> sids;
+  uint64_t gen = 0;
+  struct Mem {
+    uint32_t inst;   // index in the warp
+    uint32_t lanes;  // active lanes
+  };
+  std::vector<Mem> memlist;  // per decoded warp, its memory instructions with lanes
+  struct Warp {
+    const WarpTrace* w;
+    uint32_t mem_begin, mem_count;  // into memlist
+  };
+  std::vector<Warp> warps;  // the chunk's warps decoded so far
+};
+
+ChunkScratch::ChunkScratch() : impl_(std::make_unique<Impl>()) {}
+ChunkScratch::~ChunkScratch() = default;
+std::string& ChunkScratch::frame_buffer() { return impl_->frame; }
+
+ChunkTableInfo::ChunkTableInfo(const StaticTable& table) : size(table.size()), mem_slot(size, 0) {
+  for (uint32_t i = 0; i < size; ++i)
+    if (table.inst(i).is_memory()) mem_slot[i] = ++mem_entries;
+}
+
+namespace {
+
+class ChunkDecoder {
+ public:
+  ChunkDecoder(const ChunkTableInfo& info, ChunkScratch::Impl& s)
+      : info_(info),
+        s_(s),
+        blocks_(s.msg.blocks(), "blocks"),
+        warps_(s.msg.warps(), "warps"),
+        ids_(s.msg.id_runs(), "id_runs"),
+        mask_runs_(s.msg.mask_runs(), "mask_runs"),
+        masks_(s.msg.masks(), "masks"),
+        kinds_(s.msg.addr_kinds(), "addr_kinds"),
+        values_(s.msg.addr_values(), "addr_values") {
+    s_.warps.clear();
+    s_.memlist.clear();
+    if (s_.sids.size() < info_.mem_entries) s_.sids.resize(info_.mem_entries);
+  }
+
+  // Position of the last error, for the message.
+  size_t block = 0, warp = 0;
+  bool in_warp = false;
+  uint64_t insts = 0;
+
+  void run(std::vector<BlockTrace>& out) {
+    const uint32_t nb = s_.msg.num_blocks();
+    // Every block takes at least four bytes of the block stream.
+    if (nb > blocks_.left() / 4)
+      bad(std::to_string(nb) + " blocks do not fit a block stream of " + std::to_string(blocks_.left()) + " bytes");
+    out.resize(nb);
+    Dim3 prev{0, 0, 0};
+    for (block = 0; block < nb; ++block) {
+      in_warp = false;
+      BlockTrace& bt = out[block];
+      bt.id.x = prev.x + blocks_.z32();
+      bt.id.y = prev.y + blocks_.z32();
+      bt.id.z = prev.z + blocks_.z32();
+      prev = bt.id;
+      const uint64_t nw = blocks_.u();
+      // Every warp takes at least two bytes of the warp stream.
+      if (nw > warps_.left() / 2)
+        bad(std::to_string(nw) + " warps do not fit the " + std::to_string(warps_.left()) +
+            " bytes left in the warp stream");
+      bt.warps.resize(size_t(nw));
+      in_warp = true;
+      uint32_t expected_id = 0;
+      for (warp = 0; warp < nw; ++warp) {
+        WarpTrace& wt = bt.warps[warp];
+        wt.warp_id = expected_id + warps_.z32();
+        expected_id = wt.warp_id + 1;
+        decode_warp(wt);
+      }
+    }
+    in_warp = false;
+    for (const In* in : {&blocks_, &warps_, &ids_, &mask_runs_, &masks_, &kinds_, &values_})
+      if (in->left() != 0)
+        bad(std::to_string(in->left()) + " unused bytes in the " + in->name() + " stream");
+    if (insts != s_.msg.num_insts())
+      bad("chunk declares " + std::to_string(s_.msg.num_insts()) + " warp instructions but holds " +
+          std::to_string(insts));
+  }
+
+ private:
+  void decode_warp(WarpTrace& wt) {
+    const uint64_t ref = warps_.u();
+    const size_t index = s_.warps.size();
+    const WarpTrace* rw = nullptr;
+    uint32_t mem_begin = 0, mem_count = 0;
+    uint64_t na = 0;
+    if (ref == 0) {
+      const uint64_t n = warps_.u();
+      decode_control(wt, n);
+      if (s_.memlist.size() > kMaxU32) bad("more than 2^32 memory instructions in one chunk");
+      mem_begin = uint32_t(first_mem_);
+      mem_count = uint32_t(s_.memlist.size() - first_mem_);
+      na = na_;
+    } else {
+      if (ref > index)
+        bad("refers to the warp " + std::to_string(ref) + " places back, but the chunk has only " +
+            std::to_string(index) + " warps before it");
+      const ChunkScratch::Impl::Warp& r = s_.warps[index - size_t(ref)];
+      rw = r.w;
+      size_for(wt.insts, rw->insts.size());
+      if (!rw->insts.empty())
+        std::memcpy(wt.insts.data(), rw->insts.data(), rw->insts.size() * sizeof(WarpInstruction));
+      mem_begin = r.mem_begin;
+      mem_count = r.mem_count;
+      na = rw->addrs.size();
+    }
+    insts += wt.insts.size();
+    size_for(wt.addrs, size_t(na));
+    ++s_.gen;
+    decode_addresses(wt, rw, s_.memlist.data() + mem_begin, mem_count);
+    s_.warps.push_back({&wt, mem_begin, mem_count});
+  }
+
+  void decode_control(WarpTrace& wt, uint64_t n) {
+    if (n > kMaxU32) bad(std::to_string(n) + " instructions in one warp");
+    // A run of consecutive static ids holds at most one of each table entry
+    // and takes at least two bytes. A count beyond what the runs left can
+    // describe is bogus: decode it run by run, so that it fails on the runs
+    // without allocating for the count.
+    const bool sized = n <= uint64_t(ids_.left() / 2) * info_.size;
+    size_for(wt.insts, sized ? size_t(n) : 0);
+    const uint32_t table_size = info_.size;
+    uint32_t expected = 0;
+    for (size_t i = 0; i < n;) {
+      const uint32_t start = expected + ids_.z32();
+      const uint64_t len_m1 = ids_.u();
+      if (len_m1 >= n - i)
+        bad(inst_at(i) + "id run of length " + std::to_string(len_m1 + 1) + " does not fit " + std::to_string(n) +
+            " instructions");
+      const uint32_t len = uint32_t(len_m1) + 1;
+      if (start >= table_size || len > table_size - start)
+        bad(inst_at(i) + "static id " + std::to_string(start >= table_size ? start : table_size) +
+            " outside the kernel table (" + std::to_string(table_size) + " entries)");
+      if (!sized) size_for(wt.insts, i + len);
+      WarpInstruction* ins = wt.insts.data() + i;
+      for (uint32_t k = 0; k < len; ++k) ins[k].static_id = start + k;
+      i += len;
+      expected = start + len;
+    }
+    WarpInstruction* ins = wt.insts.data();
+    const uint32_t* mem_slot = info_.mem_slot.data();
+    std::vector<ChunkScratch::Impl::Mem>& memlist = s_.memlist;
+    first_mem_ = memlist.size();
+    uint64_t na = 0;
+    uint32_t recent[kMaskHistory] = {};
+    size_t runs = 0;
+    for (size_t i = 0; i < n;) {
+      const uint64_t len_m1 = mask_runs_.u();
+      if (len_m1 >= n - i)
+        bad(inst_at(i) + "mask run of length " + std::to_string(len_m1 + 1) + " does not fit " +
+            std::to_string(n) + " instructions");
+      const uint8_t back = masks_.byte();
+      uint32_t mask;
+      if (back == 0) {
+        mask = masks_.le32();
+      } else {
+        if (back > kMaskHistory || back > runs)
+          bad(inst_at(i) + "mask of the run " + std::to_string(back) + " back, after " + std::to_string(runs) +
+              " runs");
+        mask = recent[(runs - back) % kMaskHistory];
+      }
+      recent[runs++ % kMaskHistory] = mask;
+      const uint32_t lanes = lanes_of(mask);
+      const size_t end = i + size_t(len_m1) + 1;
+      if (lanes == 0) {
+        for (; i < end; ++i) ins[i].active_mask = 0, ins[i].addr_begin = uint32_t(na);
+        continue;
+      }
+      for (; i < end; ++i) {
+        ins[i].active_mask = mask;
+        ins[i].addr_begin = uint32_t(na);
+        if (mem_slot[ins[i].static_id]) {
+          memlist.push_back({uint32_t(i), lanes});
+          na += lanes;
+        }
+      }
+      if (na > kMaxU32) bad("more than 2^32 lane addresses in one warp");
+    }
+    na_ = na;
+  }
+
+  void decode_addresses(WarpTrace& wt, const WarpTrace* rw, const ChunkScratch::Impl::Mem* mem, uint32_t count) {
+    const WarpInstruction* ins = wt.insts.data();
+    uint64_t* addrs = wt.addrs.data();
+    const uint64_t* raddrs = rw ? rw->addrs.data() : nullptr;
+    const uint32_t* mem_slot = info_.mem_slot.data();
+    const uint64_t gen = s_.gen;
+    for (uint32_t j = 0; j < count; ++j) {
+      const uint32_t i = mem[j].inst;
+      const uint32_t lanes = mem[j].lanes;
+      const WarpInstruction& wi = ins[i];
+      uint64_t* a = addrs + wi.addr_begin;
+      DecSidState& st = s_.sids[mem_slot[wi.static_id] - 1];
+      const bool earlier = st.gen == gen;
+      const uint8_t kind = kinds_.byte();
+      switch (kind) {
+        case kStride: {
+          if (lanes < 2) bad(inst_at(i) + "stride address record for a single lane");
+          const uint64_t a0 = base_ + uint64_t(values_.z());
+          const uint64_t stride = uint64_t(values_.z());
+          uint64_t v = a0;
+          a[0] = v;
+          for (uint32_t k = 1; k < lanes; ++k) a[k] = (v += stride);
+          break;
+        }
+        case kLanes: {
+          uint64_t v = base_ + uint64_t(values_.z());
+          a[0] = v;
+          for (uint32_t k = 1; k < lanes; ++k) a[k] = (v += uint64_t(values_.z()));
+          break;
+        }
+        case kRef: {
+          if (!raddrs) bad(inst_at(i) + "REF address record in a warp without a reference warp");
+          const uint64_t shift = uint64_t(prev_shift_) + uint64_t(values_.z());
+          const uint64_t* r = raddrs + wi.addr_begin;
+          for (uint32_t k = 0; k < lanes; ++k) a[k] = r[k] + shift;
+          prev_shift_ = int64_t(shift);
+          break;
+        }
+        case kRepeat: {
+          if (!earlier || st.lanes != lanes || uint64_t(st.addr_begin) + lanes > wi.addr_begin)
+            bad(inst_at(i) + "REPEAT address record without an earlier instance of static id " +
+                std::to_string(wi.static_id) + " with " + std::to_string(lanes) + " lanes in the warp");
+          const uint64_t step = uint64_t(st.step) + uint64_t(values_.z());
+          const uint64_t* p = addrs + st.addr_begin;
+          for (uint32_t k = 0; k < lanes; ++k) a[k] = p[k] + step;
+          break;
+        }
+        default:
+          bad(inst_at(i) + "unknown address kind " + std::to_string(kind));
+      }
+      st.step = earlier ? int64_t(a[0] - addrs[st.addr_begin]) : 0;
+      st.gen = gen;
+      st.addr_begin = wi.addr_begin;
+      st.lanes = lanes;
+      base_ = a[0];
+    }
+  }
+
+  const ChunkTableInfo& info_;
+  ChunkScratch::Impl& s_;
+  In blocks_, warps_, ids_, mask_runs_, masks_, kinds_, values_;
+  size_t first_mem_ = 0;
+  uint64_t na_ = 0;
+  uint64_t base_ = 0;
+  int64_t prev_shift_ = 0;
+};
 
 }  // namespace
 
 EncodedChunk encode_chunk(uint32_t kernel_index, uint32_t first_block, std::span<const BlockTrace> blocks,
                           const StaticTable& table) {
-  const uint32_t table_size = table.size();
   EncodedChunk chunk;
   chunk.kernel_index = kernel_index;
   chunk.first_block = first_block;
-  chunk.static_counts.assign(table_size, 0);
+  chunk.static_counts.assign(table.size(), 0);
   chunk.blocks.reserve(blocks.size());
+  if (blocks.size() > kMaxU32) throw TraceError("encode_chunk: too many blocks");
   proto::BlockChunk msg;
   msg.set_kernel_index(kernel_index);
-  msg.mutable_blocks()->Reserve(int(blocks.size()));
-  for (size_t b = 0; b < blocks.size(); ++b) {
-    const BlockTrace& bt = blocks[b];
-    proto::BlockRecord* rec = msg.add_blocks();
-    rec->mutable_id()->set_x(bt.id.x);
-    rec->mutable_id()->set_y(bt.id.y);
-    rec->mutable_id()->set_z(bt.id.z);
-    rec->mutable_warps()->Reserve(int(bt.warps.size()));
-    const uint64_t before = chunk.warp_insts;
-    for (size_t w = 0; w < bt.warps.size(); ++w)
-      encode_warp(bt.warps[w], table, table_size, *rec->add_warps(), chunk, first_block + uint32_t(b), w);
-    if (bt.warps.size() > std::numeric_limits<uint32_t>::max()) throw TraceError("encode_chunk: too many warps");
-    chunk.blocks.push_back(BlockInfo{bt.id, uint32_t(bt.warps.size()), chunk.warp_insts - before});
+  msg.set_num_blocks(uint32_t(blocks.size()));
+  {
+    ChunkEncoder enc(table, chunk);
+    for (size_t b = 0; b < blocks.size(); ++b) enc.add_block(blocks[b], first_block + uint32_t(b));
+    enc.finish(msg);
   }
   const std::string raw = serialize(msg, "BlockChunk");
   if (raw.size() > std::numeric_limits<uint32_t>::max())
     throw TraceError("encode_chunk: kernel " + std::to_string(kernel_index) + " chunk at block " +
                      std::to_string(first_block) + " serializes to more than 4 GiB; use smaller chunks");
-  chunk.frame = lz4_compress_frame(raw);
+  chunk.frame = compress_frame(raw, FrameCodec::kLz4Hc);
   return chunk;
+}
+
+uint32_t decode_chunk(std::string_view frame, const ChunkTableInfo& table, std::vector<BlockTrace>& out,
+                      const std::string& where, ChunkScratch& scratch) {
+  ChunkScratch::Impl& s = scratch.impl();
+  decompress_frame_into(frame, where, s.raw);
+  if (s.raw.size() > size_t(std::numeric_limits<int>::max()) || !s.msg.ParseFromArray(s.raw.data(), int(s.raw.size())))
+    throw TraceError(where + ": bad protobuf (BlockChunk does not parse)");
+  ChunkDecoder dec(table, s);
+  try {
+    dec.run(out);
+  } catch (const DecodeError& e) {
+    std::string at;
+    if (dec.block < s.msg.num_blocks()) {
+      at = "block " + std::to_string(dec.block) + (dec.in_warp ? " warp " + std::to_string(dec.warp) : "") + ": ";
+    }
+    throw TraceError(where + ": " + at + e.what);
+  }
+  return s.msg.kernel_index();
 }
 
 uint32_t decode_chunk(std::string_view frame, const StaticTable& table, std::vector<BlockTrace>& out,
                       const std::string& where) {
-  // Reused per thread: the decompression buffer and the message keep their
-  // capacity, so steady-state decoding does not allocate.
-  thread_local std::string raw;
-  thread_local proto::BlockChunk msg;
-  lz4_decompress_frame_into(frame, lz4_max_content(frame.size()), where, raw);
-  if (raw.size() > size_t(std::numeric_limits<int>::max()) || !msg.ParseFromArray(raw.data(), int(raw.size())))
-    throw TraceError(where + ": bad protobuf (BlockChunk does not parse)");
-  const uint32_t table_size = table.size();
-  out.resize(size_t(msg.blocks_size()));
-  for (int b = 0; b < msg.blocks_size(); ++b) {
-    const proto::BlockRecord& rec = msg.blocks(b);
-    BlockTrace& bt = out[size_t(b)];
-    bt.id = Dim3{rec.id().x(), rec.id().y(), rec.id().z()};
-    bt.warps.resize(size_t(rec.warps_size()));
-    for (int w = 0; w < rec.warps_size(); ++w)
-      decode_warp(rec.warps(w), table, table_size, bt.warps[size_t(w)], where, size_t(b), size_t(w));
-  }
-  return msg.kernel_index();
+  thread_local ChunkScratch scratch;
+  return decode_chunk(frame, ChunkTableInfo(table), out, where, scratch);
 }
+
+// ---------------------------------------------------------------------------
+// Kernel tables
 
 void encode_kernel_table(uint32_t kernel_index, const StaticTable& table, proto::KernelTable& out) {
   // Entries first: an entry's opcode is interned before the entry, so every
@@ -245,26 +686,33 @@ void encode_kernel_table(uint32_t kernel_index, const StaticTable& table, proto:
   out.Clear();
   out.set_kernel_index(kernel_index);
   for (uint32_t i = 0; i < nops; ++i) out.add_opcodes(table.opcode(i));
-  out.mutable_insts()->Reserve(int(n));
+  out.set_num_insts(n);
+  uint64_t prev_pc = 0;
+  uint32_t prev_line = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const StaticInstruction& s = table.inst(i);
-    proto::StaticInstruction* p = out.add_insts();
-    p->set_pc(s.pc);
-    p->set_opcode(s.opcode_id);
-    for (const RegRef& r : s.dsts) p->add_dst_regs(r.packed());
-    for (const RegRef& r : s.srcs) p->add_src_regs(r.packed());
-    p->set_mem_width(s.mem_width);
-    p->set_has_immediate(s.has_immediate);
-    p->set_immediate(s.immediate);
-    p->set_has_line(s.has_line);
-    p->set_line(s.line);
+    out.add_pc_deltas(int64_t(s.pc - prev_pc));
+    prev_pc = s.pc;
+    out.add_opcode_ids(s.opcode_id);
+    out.add_dst_counts(uint32_t(s.dsts.size()));
+    out.add_src_counts(uint32_t(s.srcs.size()));
+    for (const RegRef& r : s.dsts) out.add_regs(uint32_t(r.num) * 4 + uint32_t(r.kind));
+    for (const RegRef& r : s.srcs) out.add_regs(uint32_t(r.num) * 4 + uint32_t(r.kind));
+    out.add_mem_widths(s.mem_width);
+    out.add_flags(uint32_t(s.has_immediate) | uint32_t(s.has_line) << 1 | uint32_t(s.immediate != 0) << 2 |
+                  uint32_t(s.line != 0) << 3);
+    if (s.immediate != 0) out.add_immediates(s.immediate);
+    if (s.line != 0) {
+      out.add_line_deltas(int64_t(s.line) - int64_t(prev_line));
+      prev_line = s.line;
+    }
   }
 }
 
 std::string encode_kernel_table_frame(uint32_t kernel_index, const StaticTable& table) {
   proto::KernelTable msg;
   encode_kernel_table(kernel_index, table, msg);
-  return lz4_compress_frame(serialize(msg, "KernelTable"));
+  return compress_frame(serialize(msg, "KernelTable"), FrameCodec::kXz);
 }
 
 StaticTable decode_kernel_table(const proto::KernelTable& msg, const std::string& where) {
@@ -274,47 +722,91 @@ StaticTable decode_kernel_table(const proto::KernelTable& msg, const std::string
     if (table.intern_opcode(msg.opcodes(i)) != uint32_t(i))
       throw TraceError(where + ": opcode " + std::to_string(i) + " (" + msg.opcodes(i) + ") listed twice");
   }
-  auto regs = [&](const google::protobuf::RepeatedField<uint32_t>& in, std::vector<RegRef>& out, int inst) {
-    out.reserve(size_t(in.size()));
-    for (uint32_t v : in) {
-      std::optional<RegRef> r = RegRef::unpack(v);
-      if (!r)
-        throw TraceError(where + ": static instruction " + std::to_string(inst) + ": bad register kind " +
-                         std::to_string(v >> 16));
-      out.push_back(*r);
+  const uint32_t n = msg.num_insts();
+  auto column = [&](int size, const char* name) {
+    if (uint32_t(size) != n)
+      throw TraceError(where + ": column " + name + " has " + std::to_string(size) + " values for " +
+                       std::to_string(n) + " static instructions");
+  };
+  column(msg.pc_deltas_size(), "pc_deltas");
+  column(msg.opcode_ids_size(), "opcode_ids");
+  column(msg.dst_counts_size(), "dst_counts");
+  column(msg.src_counts_size(), "src_counts");
+  column(msg.mem_widths_size(), "mem_widths");
+  column(msg.flags_size(), "flags");
+  int reg = 0, imm = 0, line = 0;
+  auto regs = [&](uint32_t count, std::vector<RegRef>& out, uint32_t inst) {
+    if (count > uint32_t(msg.regs_size() - reg))
+      throw TraceError(where + ": static instruction " + std::to_string(inst) + ": register column runs out");
+    out.reserve(count);
+    for (uint32_t k = 0; k < count; ++k) {
+      const uint32_t v = msg.regs(reg++);
+      if ((v >> 2) > 0xffff)
+        throw TraceError(where + ": static instruction " + std::to_string(inst) + ": register number " +
+                         std::to_string(v >> 2) + " out of range");
+      out.push_back(RegRef{RegKind(v & 3), uint16_t(v >> 2)});
     }
   };
-  for (int i = 0; i < msg.insts_size(); ++i) {
-    const proto::StaticInstruction& p = msg.insts(i);
-    if (p.opcode() >= uint32_t(msg.opcodes_size()))
-      throw TraceError(where + ": static instruction " + std::to_string(i) + ": opcode index " +
-                       std::to_string(p.opcode()) + " out of range (" + std::to_string(msg.opcodes_size()) +
-                       " opcodes)");
+  uint64_t pc = 0;
+  uint32_t prev_line = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const int k = int(i);
     StaticInstruction s;
-    s.pc = p.pc();
-    s.opcode_id = p.opcode();
-    regs(p.dst_regs(), s.dsts, i);
-    regs(p.src_regs(), s.srcs, i);
-    s.mem_width = p.mem_width();
-    s.has_immediate = p.has_immediate();
-    s.immediate = p.immediate();
-    s.has_line = p.has_line();
-    s.line = p.line();
-    if (table.intern(s) != uint32_t(i))
+    s.pc = pc += uint64_t(msg.pc_deltas(k));
+    s.opcode_id = msg.opcode_ids(k);
+    if (s.opcode_id >= uint32_t(msg.opcodes_size()))
+      throw TraceError(where + ": static instruction " + std::to_string(i) + ": opcode index " +
+                       std::to_string(s.opcode_id) + " out of range (" + std::to_string(msg.opcodes_size()) +
+                       " opcodes)");
+    regs(msg.dst_counts(k), s.dsts, i);
+    regs(msg.src_counts(k), s.srcs, i);
+    s.mem_width = msg.mem_widths(k);
+    const uint32_t flags = msg.flags(k);
+    if (flags > 15)
+      throw TraceError(where + ": static instruction " + std::to_string(i) + ": bad flags " + std::to_string(flags));
+    s.has_immediate = flags & 1;
+    s.has_line = flags & 2;
+    if (flags & 4) {
+      if (imm >= msg.immediates_size())
+        throw TraceError(where + ": static instruction " + std::to_string(i) + ": immediate column runs out");
+      s.immediate = msg.immediates(imm++);
+      if (s.immediate == 0)
+        throw TraceError(where + ": static instruction " + std::to_string(i) + ": zero immediate stored");
+    }
+    if (flags & 8) {
+      if (line >= msg.line_deltas_size())
+        throw TraceError(where + ": static instruction " + std::to_string(i) + ": line column runs out");
+      const int64_t d = msg.line_deltas(line++);
+      const int64_t v = d > int64_t(kMaxU32) || d < -int64_t(kMaxU32) ? -1 : int64_t(prev_line) + d;
+      if (v <= 0 || v > int64_t(kMaxU32))
+        throw TraceError(where + ": static instruction " + std::to_string(i) + ": line " + std::to_string(v) +
+                         " out of range");
+      s.line = prev_line = uint32_t(v);
+    }
+    if (table.intern(s) != i)
       throw TraceError(where + ": static instruction " + std::to_string(i) + " duplicates an earlier one");
   }
+  if (reg != msg.regs_size() || imm != msg.immediates_size() || line != msg.line_deltas_size())
+    throw TraceError(where + ": unused values in the register, immediate or line columns");
   return table;
 }
 
-StaticTable decode_kernel_table_frame(std::string_view frame, uint32_t kernel_index, const std::string& where) {
-  const std::string raw = lz4_decompress_frame(frame, lz4_max_content(frame.size()), where);
+StaticTable decode_kernel_table_frame(std::string_view frame, const std::string& where, uint32_t* named) {
+  const std::string raw = decompress_frame(frame, where);
   proto::KernelTable msg;
   if (raw.size() > size_t(std::numeric_limits<int>::max()) || !msg.ParseFromArray(raw.data(), int(raw.size())))
     throw TraceError(where + ": bad protobuf (KernelTable does not parse)");
-  if (msg.kernel_index() != kernel_index)
-    throw TraceError(where + ": table names kernel " + std::to_string(msg.kernel_index()) + ", expected " +
-                     std::to_string(kernel_index));
+  if (named) *named = msg.kernel_index();
   return decode_kernel_table(msg, where);
+}
+
+StaticTable decode_kernel_table_frame(std::string_view frame, uint32_t kernel_index, const std::string& where) {
+  uint32_t named = 0;
+  StaticTable table = decode_kernel_table_frame(frame, where, &named);
+  if (named != kernel_index)
+    throw TraceError(where + ": table names kernel " + std::to_string(named) + ", expected " +
+                     std::to_string(kernel_index));
+  return table;
 }
 
 }  // namespace lockstep

@@ -1,8 +1,11 @@
 #pragma once
 // BlockChunk and KernelTable frames: the decoded BlockTrace / StaticTable form
-// to and from LZ4-compressed protobuf, packed as proto/trace.proto describes
-// (WarpStream: zigzag static id deltas, mask run lengths, address records).
+// to and from compressed protobuf, packed as proto/trace.proto describes
+// (BlockChunk: the chunk's warps stream by stream, warps that repeat an
+// earlier warp's control flow stored as a reference to it, addresses
+// predicted from the reference warp or from earlier instances).
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,20 +47,53 @@ struct EncodedChunk {
 EncodedChunk encode_chunk(uint32_t kernel_index, uint32_t first_block, std::span<const BlockTrace> blocks,
                           const StaticTable& table);
 
+// What decoding needs to know about a kernel table, computed once per table
+// (a snapshot: entries interned later are outside it).
+struct ChunkTableInfo {
+  ChunkTableInfo() = default;
+  explicit ChunkTableInfo(const StaticTable& table);
+  uint32_t size = 0;                // table entries
+  std::vector<uint32_t> mem_slot;   // per static id: 0 not memory, else 1 + index among memory entries
+  uint32_t mem_entries = 0;
+};
+
+// Buffers and per-instruction state that decoding reuses from call to call.
+// One per thread at a time; keeping one alive keeps decoding allocation-free.
+class ChunkScratch {
+ public:
+  ChunkScratch();
+  ~ChunkScratch();
+  ChunkScratch(const ChunkScratch&) = delete;
+  ChunkScratch& operator=(const ChunkScratch&) = delete;
+  struct Impl;
+  Impl& impl() { return *impl_; }
+  std::string& frame_buffer();  // for the caller's compressed bytes
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 // Decodes a chunk frame into `out` (resized to the chunk's blocks; the warps'
-// vectors are reused). Validates everything against `table`; throws
-// TraceError(where + ": ...") on any inconsistency. Returns the kernel index
-// the chunk names. Thread-safe.
+// vectors are reused). Validates everything against the table; throws
+// TraceError(where + ": ...") on any inconsistency, never reads or writes out
+// of bounds, and allocates no more than the decoded content needs. Returns the
+// kernel index the chunk names. Thread-safe (the first form uses a
+// thread-local scratch and builds the table info on each call).
 uint32_t decode_chunk(std::string_view frame, const StaticTable& table, std::vector<BlockTrace>& out,
                       const std::string& where);
+uint32_t decode_chunk(std::string_view frame, const ChunkTableInfo& table, std::vector<BlockTrace>& out,
+                      const std::string& where, ChunkScratch& scratch);
 
 // KernelTable <-> StaticTable. The table is read once (size and opcode count
 // snapshotted), so another thread may keep interning into it.
 void encode_kernel_table(uint32_t kernel_index, const StaticTable& table, proto::KernelTable& out);
 std::string encode_kernel_table_frame(uint32_t kernel_index, const StaticTable& table);
-// Validates opcode indices, register kinds and that no entry repeats.
+// Validates column lengths, opcode indices, registers and that no entry repeats.
 StaticTable decode_kernel_table(const proto::KernelTable& msg, const std::string& where);
-// Decompresses and parses a KernelTable frame; checks it names `kernel_index`.
+// Decompresses and parses a KernelTable frame. The first form checks it names
+// `kernel_index`; the second stores the kernel it names in `*named` (several
+// kernels with identical tables share one frame, which names one of them).
 StaticTable decode_kernel_table_frame(std::string_view frame, uint32_t kernel_index, const std::string& where);
+StaticTable decode_kernel_table_frame(std::string_view frame, const std::string& where, uint32_t* named);
 
 }  // namespace lockstep

@@ -8,10 +8,11 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <unordered_map>
 
 #include "frontend/container/crc32.h"
 #include "frontend/container/format.h"
-#include "frontend/container/lz4_frame.h"
+#include "frontend/container/frame_codec.h"
 #include "frontend/container/manifest_codec.h"
 #include "frontend/trace/trace_error.h"
 #include "trace.pb.h"
@@ -121,7 +122,7 @@ void ContainerReader::open_and_validate() {
   } catch (const TraceError& e) {
     throw TraceError(std::string(e.what()) + " (file truncated or corrupt)");
   }
-  lz4_decompress_frame_into(buf, lz4_max_content(buf.size()), p + "footer", raw);
+  decompress_frame_into(buf, p + "footer", raw);
   proto::TraceFooter footer;
   if (!footer.ParseFromString(raw)) throw TraceError(p + "footer: bad protobuf (TraceFooter does not parse)");
 
@@ -138,7 +139,7 @@ void ContainerReader::open_and_validate() {
   // Header.
   if (!footer.has_header()) throw TraceError(p + "footer has no header reference");
   read_frame(check_ref(footer.header(), "header"), p + "header", buf);
-  lz4_decompress_frame_into(buf, lz4_max_content(buf.size()), p + "header", raw);
+  decompress_frame_into(buf, p + "header", raw);
   proto::TraceHeader header;
   if (!header.ParseFromString(raw)) throw TraceError(p + "header: bad protobuf (TraceHeader does not parse)");
   if (header.format_version() != format_version_)
@@ -152,6 +153,7 @@ void ContainerReader::open_and_validate() {
     throw TraceError(p + "footer indexes " + std::to_string(footer.kernels_size()) + " kernels but the header lists " +
                      std::to_string(manifest_.kernels.size()));
   kernels_.reserve(manifest_.kernels.size());
+  std::unordered_map<uint64_t, uint32_t> table_owners;  // table frame offset -> first kernel
   for (int ki = 0; ki < footer.kernels_size(); ++ki) {
     const proto::KernelIndex& idx = footer.kernels(ki);
     const std::string kn = "kernel " + std::to_string(ki);
@@ -160,6 +162,15 @@ void ContainerReader::open_and_validate() {
     auto k = std::make_unique<Kernel>();
     if (!idx.has_table()) throw TraceError(p + kn + ": no kernel table");
     k->table = check_ref(idx.table(), kn + " table");
+    // Kernels with identical tables share one frame (and one loaded table).
+    k->table_owner = uint32_t(ki);
+    if (const auto [it, fresh] = table_owners.try_emplace(k->table.offset, uint32_t(ki)); !fresh) {
+      const Ref& first = kernels_[it->second]->table;
+      if (first.size != k->table.size || first.crc != k->table.crc)
+        throw TraceError(p + kn + " table: frame at offset " + std::to_string(k->table.offset) +
+                         " is also kernel " + std::to_string(it->second) + "'s table, with another size or checksum");
+      k->table_owner = it->second;
+    }
     uint64_t next_block = 0;
     uint64_t chunk_insts = 0;
     k->chunks.reserve(size_t(idx.chunks_size()));
@@ -209,22 +220,34 @@ const ContainerReader::Kernel& ContainerReader::kernel(uint32_t k) const {
   return *kernels_[k];
 }
 
-const StaticTable& ContainerReader::kernel_table(uint32_t k) const {
+const ContainerReader::LoadedTable& ContainerReader::loaded_table(uint32_t k) const {
   const Kernel& kn = kernel(k);
-  if (const StaticTable* t = kn.table_ready.load(std::memory_order_acquire)) return *t;
-  std::lock_guard lock(kn.table_mu);
-  if (const StaticTable* t = kn.table_ready.load(std::memory_order_relaxed)) return *t;
+  const Kernel& owner = *kernels_[kn.table_owner];  // the first kernel with this table frame
+  const LoadedTable* t = owner.table_ready.load(std::memory_order_acquire);
   const std::string where = fail_prefix() + "kernel " + std::to_string(k) + " table";
-  std::string buf;
-  read_frame(kn.table, where, buf);
-  auto table = std::make_unique<StaticTable>(decode_kernel_table_frame(buf, k, where));
-  if (table->opcode_count() != kn.totals.opcode_counts.size())
-    throw TraceError(where + ": " + std::to_string(table->opcode_count()) + " opcodes but the index counts " +
+  if (!t) {
+    std::lock_guard lock(owner.table_mu);
+    t = owner.table_ready.load(std::memory_order_relaxed);
+    if (!t) {
+      std::string buf;
+      read_frame(owner.table, where, buf);
+      uint32_t named = 0;
+      auto loaded = std::make_unique<LoadedTable>(decode_kernel_table_frame(buf, where, &named));
+      if (named >= kernels_.size() || kernels_[named]->table_owner != kn.table_owner)
+        throw TraceError(where + ": table names kernel " + std::to_string(named) +
+                         ", which does not use this table frame");
+      owner.table_owned = std::move(loaded);
+      owner.table_ready.store(owner.table_owned.get(), std::memory_order_release);
+      t = owner.table_owned.get();
+    }
+  }
+  if (t->table.opcode_count() != kn.totals.opcode_counts.size()) [[unlikely]]
+    throw TraceError(where + ": " + std::to_string(t->table.opcode_count()) + " opcodes but the index counts " +
                      std::to_string(kn.totals.opcode_counts.size()));
-  kn.table_owned = std::move(table);
-  kn.table_ready.store(kn.table_owned.get(), std::memory_order_release);
-  return *kn.table_owned;
+  return *t;
 }
+
+const StaticTable& ContainerReader::kernel_table(uint32_t k) const { return loaded_table(k).table; }
 
 uint32_t ContainerReader::chunk_of_block(uint32_t k, uint32_t ordinal) const {
   const Kernel& kn = kernel(k);
@@ -237,16 +260,21 @@ uint32_t ContainerReader::chunk_of_block(uint32_t k, uint32_t ordinal) const {
 }
 
 void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out) const {
+  thread_local ChunkScratch scratch;
+  read_chunk(k, c, out, scratch);
+}
+
+void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out, ChunkScratch& scratch) const {
   const Kernel& kn = kernel(k);
   if (c >= kn.chunks.size())
     throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": chunk " + std::to_string(c) +
                      " out of range (" + std::to_string(kn.chunks.size()) + " chunks)");
-  const StaticTable& table = kernel_table(k);
+  const LoadedTable& table = loaded_table(k);
   const ChunkInfo& ci = kn.chunks[c];
   const std::string where = fail_prefix() + "kernel " + std::to_string(k) + " chunk " + std::to_string(c);
-  thread_local std::string buf;
+  std::string& buf = scratch.frame_buffer();
   read_frame(Ref{ci.offset, ci.size, ci.crc}, where, buf);
-  const uint32_t named = decode_chunk(buf, table, out, where);
+  const uint32_t named = decode_chunk(buf, table.info, out, where, scratch);
   if (named != k) throw TraceError(where + ": chunk names kernel " + std::to_string(named));
   if (out.size() != ci.num_blocks)
     throw TraceError(where + ": holds " + std::to_string(out.size()) + " blocks, the index says " +
@@ -259,6 +287,20 @@ void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>
                        " does not match the index (" + want.id.str() + ", " + std::to_string(want.warps) +
                        " warps, " + std::to_string(want.warp_insts) + " warp instructions)");
   }
+}
+
+std::unique_ptr<ContainerReader::StreamStorage> ContainerReader::take_stream_storage() const {
+  std::lock_guard lock(pool_mu_);
+  if (pool_.empty()) return std::make_unique<StreamStorage>();
+  std::unique_ptr<StreamStorage> s = std::move(pool_.back());
+  pool_.pop_back();
+  return s;
+}
+
+void ContainerReader::give_stream_storage(std::unique_ptr<StreamStorage> storage) const {
+  if (!storage) return;
+  std::lock_guard lock(pool_mu_);
+  if (pool_.size() < kPooledStreams) pool_.push_back(std::move(storage));
 }
 
 BlockTrace ContainerReader::read_block(uint32_t k, uint32_t ordinal) const {

@@ -2,7 +2,8 @@
 // Reads a .lst container (layout in proto/trace.proto). Opening validates the
 // head, the tail, the footer (CRC, every frame reference inside the data
 // region, block counts matching the chunks) and the header; kernel tables are
-// loaded lazily; chunk frames are checked (CRC, LZ4 checksums, protobuf,
+// loaded lazily, once per table frame (kernels with identical tables share
+// one); chunk frames are checked (CRC, LZ4 checksums, protobuf,
 // consistency with the table and the index) whenever they are read.
 //
 // All const members are thread-safe: frames are read with pread().
@@ -62,11 +63,23 @@ class ContainerReader {
   uint32_t chunk_of_block(uint32_t k, uint32_t ordinal) const;
 
   // Decodes chunk c of kernel k into `out` (resized; inner vectors reused).
+  // The first form decodes with a thread-local scratch.
   void read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out) const;
+  void read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out, ChunkScratch& scratch) const;
   // Decodes the chunk holding block `ordinal` and returns that block.
   BlockTrace read_block(uint32_t k, uint32_t ordinal) const;
   // Totals from the index; loads the kernel table to check the opcode counts against it.
   const KernelTotals& totals(uint32_t k) const;
+
+  // Decoding storage (scratch and decoded chunks' vectors) that a BlockStream
+  // takes when it starts and gives back when it ends, so that the next stream
+  // of this reader starts with warm buffers instead of allocating afresh.
+  struct StreamStorage {
+    ChunkScratch scratch;
+    std::vector<std::vector<BlockTrace>> chunks;
+  };
+  std::unique_ptr<StreamStorage> take_stream_storage() const;
+  void give_stream_storage(std::unique_ptr<StreamStorage> storage) const;
 
  private:
   struct Ref {
@@ -74,17 +87,25 @@ class ContainerReader {
     uint32_t size = 0;
     uint32_t crc = 0;
   };
+  struct LoadedTable {
+    explicit LoadedTable(StaticTable&& t) : table(std::move(t)), info(table) {}
+    StaticTable table;
+    ChunkTableInfo info;
+  };
   struct Kernel {
     Ref table;
+    uint32_t table_owner = 0;  // the first kernel whose table frame this is; it holds the loaded table
     std::vector<ChunkInfo> chunks;
     std::vector<BlockInfo> blocks;
     KernelTotals totals;
     mutable std::mutex table_mu;
-    mutable std::atomic<const StaticTable*> table_ready{nullptr};
-    mutable std::unique_ptr<StaticTable> table_owned;
+    mutable std::atomic<const LoadedTable*> table_ready{nullptr};
+    mutable std::unique_ptr<LoadedTable> table_owned;
   };
+  static constexpr size_t kPooledStreams = 4;
 
   const Kernel& kernel(uint32_t k) const;
+  const LoadedTable& loaded_table(uint32_t k) const;
   std::string fail_prefix() const { return path_.string() + ": "; }
   // pread + CRC check of a frame's compressed bytes into `buf`.
   void read_frame(const Ref& ref, const std::string& where, std::string& buf) const;
@@ -97,6 +118,8 @@ class ContainerReader {
   std::string producer_;
   TraceManifest manifest_;
   std::vector<std::unique_ptr<Kernel>> kernels_;
+  mutable std::mutex pool_mu_;
+  mutable std::vector<std::unique_ptr<StreamStorage>> pool_;
 };
 
 }  // namespace lockstep

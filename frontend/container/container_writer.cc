@@ -9,7 +9,7 @@
 
 #include "frontend/container/crc32.h"
 #include "frontend/container/format.h"
-#include "frontend/container/lz4_frame.h"
+#include "frontend/container/frame_codec.h"
 #include "frontend/container/manifest_codec.h"
 #include "frontend/trace/trace_error.h"
 #include "trace.pb.h"
@@ -96,7 +96,7 @@ void ContainerWriter::write_header(const TraceManifest& manifest) {
   if (header_written_) throw TraceError(where() + ": write_header called twice");
   proto::TraceHeader msg;
   encode_manifest(manifest, container::kFormatVersion, msg);
-  header_ = write_frame(lz4_compress_frame(serialize(msg, where(), "TraceHeader")));
+  header_ = write_frame(compress_frame(serialize(msg, where(), "TraceHeader"), FrameCodec::kXz));
   kernels_.assign(manifest.kernels.size(), Kernel{});
   header_written_ = true;
 }
@@ -139,10 +139,19 @@ void ContainerWriter::add_table_locked(uint32_t kernel_index, const StaticTable&
   // frame even while another thread keeps interning into `table`.
   proto::KernelTable msg;
   encode_kernel_table(kernel_index, table, msg);
-  k.inst_opcode.resize(size_t(msg.insts_size()));
-  for (int i = 0; i < msg.insts_size(); ++i) k.inst_opcode[size_t(i)] = msg.insts(i).opcode();
+  k.inst_opcode.assign(msg.opcode_ids().begin(), msg.opcode_ids().end());
   k.opcode_count = uint32_t(msg.opcodes_size());
-  k.table = write_frame(lz4_compress_frame(serialize(msg, where(), "KernelTable")));
+  // A kernel launched again (or another with the same code) has the same
+  // table: write it once and let both index entries point at it.
+  msg.set_kernel_index(0);
+  std::string key = serialize(msg, where(), "KernelTable");
+  if (const auto it = tables_.find(key); it != tables_.end()) {
+    k.table = it->second;
+  } else {
+    msg.set_kernel_index(kernel_index);
+    k.table = write_frame(compress_frame(serialize(msg, where(), "KernelTable"), FrameCodec::kXz));
+    tables_.emplace(std::move(key), k.table);
+  }
   k.has_table = true;
 }
 
@@ -201,7 +210,7 @@ void ContainerWriter::commit() {
     }
     for (uint64_t c : opcode_counts) idx->add_opcode_counts(c);
   }
-  const Frame f = write_frame(lz4_compress_frame(serialize(footer, where(), "TraceFooter")));
+  const Frame f = write_frame(compress_frame(serialize(footer, where(), "TraceFooter"), FrameCodec::kLz4Hc));
   unsigned char tail[container::kTailSize];
   container::FileTail{f.offset, f.size, f.crc, container::kFormatVersion}.write(tail);
   write_all(tail, sizeof tail);

@@ -8,13 +8,15 @@
 // interleaving, then commit(). Chunks of one kernel must arrive in block
 // order (each chunk's first_block continues where the previous one ended).
 // add_kernel_table() may come before or after the kernel's chunks, but the
-// table must cover every static id the chunks use. Calls are serialised
+// table must cover every static id the chunks use. Identical tables of
+// several kernels are written once, as one frame they all refer to. Calls are serialised
 // internally, so several threads may add chunks (of different kernels).
 #include <cstdint>
 #include <filesystem>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "frontend/container/chunk_codec.h"
@@ -78,6 +80,7 @@ class ContainerWriter {
   bool committed_ = false;
   Frame header_;
   std::vector<Kernel> kernels_;
+  std::unordered_map<std::string, Frame> tables_;  // table content (kernel index 0) -> its frame
 };
 
 }  // namespace lockstep

@@ -30,16 +30,18 @@ LZ4F_dctx* thread_dctx() {
 
 }  // namespace
 
-std::string lz4_compress_frame(std::string_view raw) {
+std::string lz4_compress_frame(std::string_view raw, int level) {
   LZ4F_preferences_t prefs;
   std::memset(&prefs, 0, sizeof prefs);
   prefs.frameInfo.blockSizeID = LZ4F_max256KB;
   prefs.frameInfo.blockMode = LZ4F_blockLinked;
   prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
-  prefs.frameInfo.blockChecksumFlag = LZ4F_blockChecksumEnabled;
+  // No per-block checksums: the content checksum covers the whole frame, and
+  // the container index keeps a CRC-32 of the compressed bytes.
+  prefs.frameInfo.blockChecksumFlag = LZ4F_noBlockChecksum;
   prefs.frameInfo.frameType = LZ4F_frame;
   prefs.frameInfo.contentSize = raw.size();
-  prefs.compressionLevel = 0;  // fast (default)
+  prefs.compressionLevel = level;
   std::string out(LZ4F_compressFrameBound(raw.size(), &prefs), '\0');
   const size_t n = LZ4F_compressFrame(out.data(), out.size(), raw.data(), raw.size(), &prefs);
   if (LZ4F_isError(n)) throw TraceError(std::string("lz4: compression failed: ") + LZ4F_getErrorName(n));

@@ -1,13 +1,14 @@
 #pragma once
-// LZ4 frames as the container stores them: block and content checksums on,
-// content size recorded, fast compression.
+// LZ4 frames as the container stores them: content checksum on (no block
+// checksums), content size recorded. Level 0 is the fast compressor, 3..12 LZ4HC (same
+// frame format; decoding speed does not depend on the level).
 #include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace lockstep {
 
-std::string lz4_compress_frame(std::string_view raw);
+std::string lz4_compress_frame(std::string_view raw, int level = 0);
 
 // Decompresses exactly one frame (trailing bytes are an error). Throws
 // TraceError(where + ": ...") on a corrupt or truncated frame, a checksum

@@ -18,6 +18,7 @@
 #include "frontend/container/container_writer.h"
 #include "frontend/container/crc32.h"
 #include "frontend/container/format.h"
+#include "frontend/container/frame_codec.h"
 #include "frontend/container/lz4_frame.h"
 #include "frontend/container/manifest_codec.h"
 #include "frontend/trace/trace_error.h"
@@ -225,6 +226,25 @@ TEST(ChunkCodec, Crc32KnownValues) {
   // Chaining through the seed equals one pass, for every split.
   for (size_t k = 0; k <= s.size(); ++k)
     EXPECT_EQ(crc32(s.data() + k, s.size() - k, crc32(s.data(), k)), 0x414FA339u) << k;
+  // Long buffers (the carry-less multiplication path) at every alignment
+  // against a bit-at-a-time reference.
+  auto reference = [](const unsigned char* p, size_t n, uint32_t seed) {
+    uint32_t c = ~seed;
+    while (n--) {
+      c ^= *p++;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+    }
+    return ~c;
+  };
+  std::mt19937 rng(4);
+  std::string buf(5000, '\0');
+  for (char& c : buf) c = char(rng());
+  for (int t = 0; t < 2000; ++t) {
+    const size_t off = rng() % 32, n = t < 200 ? size_t(t) : rng() % (buf.size() - 32);
+    const uint32_t seed = t % 2 ? rng() : 0;
+    const auto* p = reinterpret_cast<const unsigned char*>(buf.data()) + off;
+    ASSERT_EQ(crc32(p, n, seed), reference(p, n, seed)) << "offset " << off << " size " << n;
+  }
 }
 
 TEST(ChunkCodec, Lz4FrameRoundTripAndErrors) {
@@ -297,6 +317,71 @@ TEST(ChunkCodec, RoundTripEdgeCases) {
   for (size_t b = 0; b < blocks.size(); ++b) expect_same_block(blocks[b], big[b], table);
 }
 
+// Warps of one program: a loop whose strided load moves on by 128 bytes per
+// iteration, a gather that repeats its lane pattern, and a store; warp w of
+// block b works on addresses shifted by b * 0x10000 + w * 0x1000. Where
+// `diverge`, one iteration runs with half the lanes.
+WarpTrace loop_warp(const Ids& ids, uint32_t b, uint32_t w, uint32_t iters, bool diverge) {
+  WarpBuilder wb(w);
+  const uint64_t at = 0x7f0000000000ULL + b * 0x10000 + w * 0x1000;
+  for (uint32_t it = 0; it < iters; ++it) {
+    const uint32_t mask = diverge && it == 3 ? 0x0000ffff : 0xffffffff;
+    wb.op(ids.iadd, mask);
+    wb.strided(ids.ldg, mask, at + it * 128, 4);
+    std::vector<uint64_t> gather;
+    for (int l = 0; l < std::popcount(mask); ++l) gather.push_back(at + 0x800 + uint64_t(l * l * 12 + it * 8));
+    wb.mem(ids.lds, mask, gather);
+    wb.op(ids.bra, mask);
+  }
+  wb.strided(ids.stg, 0x0000ffff, at + 0x900, 4);
+  wb.op(ids.exit, 0xffffffff);
+  return std::move(wb.w);
+}
+
+TEST(ChunkCodec, RepeatedWarpsCostLittle) {
+  StaticTable table;
+  const Ids ids = fill_table(table);
+  std::vector<BlockTrace> blocks;
+  for (uint32_t b = 0; b < 4; ++b) {
+    BlockTrace bt;
+    bt.id = {b, 1, 0};
+    for (uint32_t w = 0; w < 8; ++w) bt.warps.push_back(loop_warp(ids, b, w, 20, b == 2 && w == 5));
+    blocks.push_back(std::move(bt));
+  }
+  const EncodedChunk all = encode_chunk(0, 0, blocks, table);
+  std::vector<BlockTrace> out;
+  EXPECT_EQ(decode_chunk(all.frame, table, out, "t"), 0u);
+  ASSERT_EQ(out.size(), blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) expect_same_block(blocks[b], out[b], table);
+
+  BlockTrace one;
+  one.warps.push_back(loop_warp(ids, 0, 0, 20, false));
+  const EncodedChunk single = encode_chunk(0, 0, std::span(&one, 1), table);
+  // 32 warps cost far less than 32 times one: the 31 repeats are references.
+  EXPECT_LT(all.frame.size(), 4 * single.frame.size()) << all.frame.size() << " vs " << single.frame.size();
+
+  // A caller-held scratch decodes chunks of different tables in turn.
+  ChunkScratch scratch;
+  StaticTable other;
+  other.intern_opcode("NOP");
+  StaticInstruction nop;
+  other.intern(nop);
+  const Ids other_ids = fill_table(other);
+  BlockTrace ob;
+  ob.warps.push_back(loop_warp(other_ids, 0, 0, 5, true));
+  ob.warps.push_back(loop_warp(other_ids, 0, 1, 5, true));
+  const EncodedChunk oc = encode_chunk(1, 0, std::span(&ob, 1), other);
+  const ChunkTableInfo info(table), other_info(other);
+  EXPECT_EQ(info.mem_entries, 4u);
+  for (int rep = 0; rep < 3; ++rep) {
+    decode_chunk(all.frame, info, out, "t", scratch);
+    for (size_t b = 0; b < blocks.size(); ++b) expect_same_block(blocks[b], out[b], table);
+    EXPECT_EQ(decode_chunk(oc.frame, other_info, out, "t", scratch), 1u);
+    ASSERT_EQ(out.size(), 1u);
+    expect_same_block(ob, out[0], other);
+  }
+}
+
 TEST(ChunkCodec, EncodeRejectsBadInput) {
   StaticTable table;
   const Ids ids = fill_table(table);
@@ -327,70 +412,142 @@ TEST(ChunkCodec, DecodeRejectsStaticIdOutsideTable) {
   EXPECT_CONTAINS(msg, "static id");
 }
 
+// The streams of a BlockChunk, written by hand (proto/trace.proto, BlockChunk).
+struct ChunkParts {
+  uint32_t num_blocks = 0;
+  uint64_t num_insts = 0;
+  std::string blocks, warps, id_runs, mask_runs, masks, kinds, values;
+
+  static void u(std::string& s, uint64_t v) {
+    while (v >= 0x80) {
+      s.push_back(char(v | 0x80));
+      v >>= 7;
+    }
+    s.push_back(char(v));
+  }
+  static void z(std::string& s, int64_t v) { u(s, (uint64_t(v) << 1) ^ uint64_t(v >> 63)); }
+  static void le32(std::string& s, uint32_t v) {
+    for (int i = 0; i < 4; ++i) s.push_back(char(v >> (8 * i)));
+  }
+  proto::BlockChunk msg() const {
+    proto::BlockChunk m;
+    m.set_num_blocks(num_blocks);
+    m.set_num_insts(num_insts);
+    m.set_blocks(blocks);
+    m.set_warps(warps);
+    m.set_id_runs(id_runs);
+    m.set_mask_runs(mask_runs);
+    m.set_masks(masks);
+    m.set_addr_kinds(kinds);
+    m.set_addr_values(values);
+    return m;
+  }
+};
+
 TEST(ChunkCodec, DecodeRejectsInconsistentStreams) {
   StaticTable table;
   const Ids ids = fill_table(table);
-  // A valid base: iadd (mask f), ldg (mask f, uniform), stg (mask 1, explicit).
+  ASSERT_EQ(ids.ldg, ids.iadd + 2);  // ids: iadd, mov, ldg, stg, ...
+  ASSERT_EQ(ids.stg, ids.ldg + 1);
+  // A valid base: one block of two warps running iadd (mask f), ldg (mask f,
+  // uniform), stg (mask 1, one lane). Warp 0 spells everything out; warp 1
+  // refers to warp 0 and shifts its addresses by 0x100.
+  using P = ChunkParts;
   auto base = [&] {
-    proto::BlockChunk msg;
-    proto::WarpStream* ws = msg.add_blocks()->add_warps();
-    ws->set_num_insts(3);
-    ws->add_static_ids(int32_t(ids.iadd));
-    ws->add_static_ids(int32_t(ids.ldg) - int32_t(ids.iadd));
-    ws->add_static_ids(int32_t(ids.stg) - int32_t(ids.ldg));
-    ws->add_mask_runs(2);
-    ws->add_masks(0xf);
-    ws->add_mask_runs(1);
-    ws->add_masks(0x1);
-    ws->add_addr_kinds(0);
-    ws->add_addr_values(0x1000);
-    ws->add_addr_values(4);
-    ws->add_addr_kinds(1);
-    ws->add_addr_values(-0x100);
-    return msg;
+    P p;
+    p.num_blocks = 1;
+    p.num_insts = 6;
+    P::z(p.blocks, 0), P::z(p.blocks, 0), P::z(p.blocks, 0), P::u(p.blocks, 2);
+    P::z(p.warps, 0), P::u(p.warps, 0), P::u(p.warps, 3);  // warp 0: own control, 3 instructions
+    P::z(p.warps, 0), P::u(p.warps, 1);                    // warp 1: as the warp before
+    P::z(p.id_runs, int64_t(ids.iadd)), P::u(p.id_runs, 0);  // iadd
+    P::z(p.id_runs, int64_t(ids.ldg) - int64_t(ids.iadd + 1)), P::u(p.id_runs, 1);  // ldg, stg
+    P::u(p.mask_runs, 1), p.masks.push_back(0), P::le32(p.masks, 0xf);
+    P::u(p.mask_runs, 0), p.masks.push_back(0), P::le32(p.masks, 0x1);
+    p.kinds = {char(0), char(1), char(2), char(2)};  // STRIDE, LANES; REF, REF
+    P::z(p.values, 0x1000), P::z(p.values, 4), P::z(p.values, -0x100);
+    P::z(p.values, 0x100), P::z(p.values, 0);
+    return p;
   };
   std::vector<BlockTrace> out;
   {
-    const proto::BlockChunk ok = base();
-    decode_chunk(compress_chunk(ok), table, out, "w");
+    decode_chunk(compress_chunk(base().msg()), table, out, "w");
     ASSERT_EQ(out.size(), 1u);
-    const WarpTrace& w = out[0].warps[0];
-    const auto a = w.lane_addresses(w.insts[1], table);
-    EXPECT_EQ(std::vector<uint64_t>(a.begin(), a.end()), (std::vector<uint64_t>{0x1000, 0x1004, 0x1008, 0x100c}));
-    const auto s = w.lane_addresses(w.insts[2], table);
-    EXPECT_EQ(std::vector<uint64_t>(s.begin(), s.end()), (std::vector<uint64_t>{0xf00}));
+    ASSERT_EQ(out[0].warps.size(), 2u);
+    for (int w = 0; w < 2; ++w) {
+      const WarpTrace& wt = out[0].warps[size_t(w)];
+      EXPECT_EQ(wt.warp_id, uint32_t(w));
+      ASSERT_EQ(wt.insts.size(), 3u);
+      const uint64_t shift = w * 0x100;
+      const auto a = wt.lane_addresses(wt.insts[1], table);
+      EXPECT_EQ(std::vector<uint64_t>(a.begin(), a.end()),
+                (std::vector<uint64_t>{0x1000 + shift, 0x1004 + shift, 0x1008 + shift, 0x100c + shift}));
+      const auto s = wt.lane_addresses(wt.insts[2], table);
+      EXPECT_EQ(std::vector<uint64_t>(s.begin(), s.end()), (std::vector<uint64_t>{0xf00 + shift}));
+    }
   }
   struct Case {
     const char* what;
-    std::function<void(proto::WarpStream&)> damage;
+    std::function<void(P&)> damage;
     const char* expect;
+    bool in_warp0;  // the message names block 0 warp 0
   };
   const std::vector<Case> cases = {
-      {"count", [](proto::WarpStream& w) { w.set_num_insts(4); }, "static ids for 4 instructions"},
-      {"runs short", [](proto::WarpStream& w) { w.set_mask_runs(1, 0); }, "mask run 1"},
-      {"runs long", [](proto::WarpStream& w) { w.set_mask_runs(1, 2); }, "mask run 1 of length 2 does not fit"},
-      {"runs vs masks", [](proto::WarpStream& w) { w.add_masks(1); }, "mask runs but"},
-      {"runs cover", [](proto::WarpStream& w) {
-         w.set_num_insts(4);
-         w.add_static_ids(0);
-       }, "mask runs cover 3 of 4"},
-      {"id range", [&](proto::WarpStream& w) { w.set_static_ids(2, 1000); }, "static id"},
-      {"id negative", [&](proto::WarpStream& w) { w.set_static_ids(0, -1); }, "static id 4294967295"},
-      {"kind", [](proto::WarpStream& w) { w.set_addr_kinds(0, 2); }, "unknown address kind 2"},
-      {"missing record", [](proto::WarpStream& w) { w.mutable_addr_kinds()->RemoveLast(); }, "more memory instructions"},
-      {"values short", [](proto::WarpStream& w) { w.mutable_addr_values()->RemoveLast(); }, "address values run out"},
-      {"extra values", [](proto::WarpStream& w) { w.add_addr_values(5); }, "unused address records"},
-      {"extra kinds", [](proto::WarpStream& w) { w.add_addr_kinds(0); }, "unused address records"},
+      {"declared count", [](P& p) { p.num_insts = 7; }, "declares 7 warp instructions but holds 6", false},
+      {"blocks", [](P& p) { p.num_blocks = 2; }, "2 blocks do not fit", false},
+      {"warp count", [](P& p) { p.blocks.back() = 9; }, "9 warps do not fit", false},
+      {"count", [](P& p) { p.warps[2] = 4; }, "id_runs stream ends early", true},
+      {"count huge", [](P& p) { p.warps[2] = 100; }, "id_runs stream ends early", true},
+      {"count too big", [](P& p) { p.warps.replace(2, 1, std::string("\xff\xff\xff\xff\x7f")); }, "34359738367 instructions in one warp", true},
+      {"id run long", [](P& p) { p.id_runs[3] = 2; }, "instruction 1: id run of length 3 does not fit 3", true},
+      {"id range", [](P& p) { p.id_runs[2] = 100; }, "static id 51 outside the kernel table (8 entries)", true},
+      {"id negative", [](P& p) { p.id_runs[0] = 1; }, "static id 4294967295 outside", true},
+      {"mask run long", [](P& p) { p.mask_runs[1] = 1; }, "instruction 2: mask run of length 2 does not fit", true},
+      {"masks short", [](P& p) { p.masks.pop_back(); }, "masks stream ends early", true},
+      {"mask from too far back", [](P& p) { p.masks.resize(5), p.masks.push_back(2); },
+       "instruction 2: mask of the run 2 back, after 1 runs", true},
+      {"kind", [](P& p) { p.kinds[1] = 7; }, "instruction 2: unknown address kind 7", true},
+      {"ref without reference", [](P& p) { p.kinds[0] = 2; }, "REF address record in a warp without", true},
+      {"repeat without earlier", [](P& p) { p.kinds[1] = 3; }, "REPEAT address record without an earlier", true},
+      {"stride of one lane", [](P& p) { p.kinds[1] = 0; }, "stride address record for a single lane", true},
+      {"reference too far", [](P& p) { p.warps.back() = 2; }, "refers to the warp 2 places back", false},
+      {"missing record", [](P& p) { p.kinds.pop_back(); }, "addr_kinds stream ends early", false},
+      {"values short", [](P& p) { p.values.pop_back(); }, "addr_values stream ends early", false},
+      {"extra values", [](P& p) { P::z(p.values, 5); }, "1 unused bytes in the addr_values stream", false},
+      {"extra kinds", [](P& p) { p.kinds.push_back(0); }, "1 unused bytes in the addr_kinds stream", false},
+      {"extra runs", [](P& p) { P::u(p.id_runs, 0); }, "1 unused bytes in the id_runs stream", false},
+      {"bad varint", [](P& p) { p.warps.insert(2, std::string(10, '\xff')); }, "warps stream: bad varint", true},
+      {"block id range", [](P& p) {
+         p.blocks.clear();
+         P::z(p.blocks, int64_t(1) << 40), P::z(p.blocks, 0), P::z(p.blocks, 0), P::u(p.blocks, 2);
+       }, "blocks stream: value 1099511627776 out of range", false},
   };
   for (const Case& c : cases) {
-    proto::BlockChunk msg = base();
-    c.damage(*msg.mutable_blocks(0)->mutable_warps(0));
-    const std::string m = trace_error([&] { decode_chunk(compress_chunk(msg), table, out, "file: kernel 2 chunk 5"); });
-    EXPECT_CONTAINS(m, "file: kernel 2 chunk 5: block 0 warp 0: ") << c.what;
+    P p = base();
+    c.damage(p);
+    const std::string m = trace_error([&] { decode_chunk(compress_chunk(p.msg()), table, out, "file: kernel 2 chunk 5"); });
+    EXPECT_CONTAINS(m, "file: kernel 2 chunk 5: ") << c.what;
+    if (c.in_warp0) {
+      EXPECT_CONTAINS(m, "file: kernel 2 chunk 5: block 0 warp 0: ") << c.what;
+    }
     EXPECT_CONTAINS(m, c.expect) << c.what;
   }
   EXPECT_CONTAINS(trace_error([&] { decode_chunk(lz4_compress_frame("\xff\xff\xff\xff"), table, out, "w"); }),
                   "bad protobuf");
+}
+
+// Decoded output that is safe to use: static ids in the table, every lane
+// address inside the warp's address vector.
+void expect_well_formed(const std::vector<BlockTrace>& out, const StaticTable& table) {
+  for (const BlockTrace& b : out)
+    for (const WarpTrace& w : b.warps)
+      for (const WarpInstruction& wi : w.insts) {
+        ASSERT_LT(wi.static_id, table.size());
+        const auto a = w.lane_addresses(wi, table);
+        if (!a.empty()) {
+          ASSERT_LE(a.data() + a.size(), w.addrs.data() + w.addrs.size());
+        }
+      }
 }
 
 TEST(ChunkCodec, SurvivesMutatedContent) {
@@ -400,34 +557,65 @@ TEST(ChunkCodec, SurvivesMutatedContent) {
   const Ids ids = fill_table(table);
   std::mt19937_64 rng(99);
   std::vector<BlockTrace> blocks = {edge_block(ids, {0, 0, 0}), random_block(ids, {1, 0, 0}, 4, 30, rng)};
+  // Warps that refer to earlier ones and repeat their loop's addresses.
+  BlockTrace loops;
+  loops.id = {2, 0, 0};
+  for (uint32_t w = 0; w < 4; ++w) loops.warps.push_back(loop_warp(ids, 2, w, 6, w == 2));
+  blocks.push_back(std::move(loops));
   proto::BlockChunk msg;
   ASSERT_TRUE(msg.ParseFromString(lz4_decompress_frame(encode_chunk(0, 0, blocks, table).frame, 1 << 24, "t")));
   std::string raw;
   msg.SerializeToString(&raw);
   std::vector<BlockTrace> out;
   int ok = 0, rejected = 0;
-  for (int iter = 0; iter < 3000; ++iter) {
-    std::string bad = raw;
-    for (int k = 0, n = 1 + int(rng() % 4); k < n; ++k) bad[rng() % bad.size()] = char(rng());
-    if (iter % 5 == 0) bad.resize(rng() % bad.size());
+  auto attempt = [&](const std::string& bad) {
     try {
       decode_chunk(lz4_compress_frame(bad), table, out, "m");
       ++ok;
-      for (const BlockTrace& b : out)
-        for (const WarpTrace& w : b.warps)
-          for (const WarpInstruction& wi : w.insts) {
-            ASSERT_LT(wi.static_id, table.size());
-            const auto a = w.lane_addresses(wi, table);
-            if (!a.empty()) {
-              ASSERT_LE(a.data() + a.size(), w.addrs.data() + w.addrs.size());
-            }
-          }
+      expect_well_formed(out, table);
     } catch (const TraceError& e) {
       ++rejected;
       EXPECT_EQ(std::string(e.what()).rfind("m: ", 0), 0u) << e.what();
     }
+  };
+  // Bytes of the serialized message.
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string bad = raw;
+    for (int k = 0, n = 1 + int(rng() % 4); k < n; ++k) bad[rng() % bad.size()] = char(rng());
+    if (iter % 5 == 0) bad.resize(rng() % bad.size());
+    attempt(bad);
+  }
+  // Bytes inside the streams, and the counts, with the message itself intact.
+  for (int iter = 0; iter < 6000; ++iter) {
+    proto::BlockChunk m = msg;
+    std::string* streams[] = {m.mutable_blocks(),    m.mutable_warps(),      m.mutable_id_runs(),
+                              m.mutable_mask_runs(), m.mutable_masks(),      m.mutable_addr_kinds(),
+                              m.mutable_addr_values()};
+    for (int k = 0, n = 1 + int(rng() % 3); k < n; ++k) {
+      switch (rng() % 8) {
+        case 0:
+          m.set_num_blocks(uint32_t(rng() % 8));
+          break;
+        case 1:
+          m.set_num_insts(m.num_insts() + rng() % 3 - 1);
+          break;
+        default: {
+          std::string& st = *streams[rng() % std::size(streams)];
+          if (st.empty()) break;
+          const size_t at = rng() % st.size();
+          if (rng() % 4 == 0)
+            st.resize(at);
+          else
+            st[at] = char(rng() % 3 == 0 ? rng() % 4 : rng());  // small values too: plausible kinds, refs, runs
+        }
+      }
+    }
+    std::string bad;
+    m.SerializeToString(&bad);
+    attempt(bad);
   }
   EXPECT_GT(rejected, 0);
+  EXPECT_GT(ok, 0);
   std::cout << "[ mutate   ] " << ok << " decoded, " << rejected << " rejected\n";
 }
 
@@ -441,26 +629,67 @@ TEST(ChunkCodec, KernelTableRoundTripAndValidation) {
 
   proto::KernelTable msg;
   encode_kernel_table(4, table, msg);
-  {
+  ASSERT_EQ(msg.num_insts(), table.size());
+  const std::vector<std::pair<std::function<void(proto::KernelTable&)>, const char*>> cases = {
+      {[](proto::KernelTable& m) { m.set_opcode_ids(2, uint32_t(m.opcodes_size())); }, "opcode index"},
+      {[](proto::KernelTable& m) { m.set_regs(1, 0x10000u << 2); }, "register number 65536 out of range"},
+      {[](proto::KernelTable& m) { m.set_dst_counts(1, 100); }, "register column runs out"},
+      {[](proto::KernelTable& m) { m.add_regs(0); }, "unused values"},
+      {[](proto::KernelTable& m) { m.set_num_insts(m.num_insts() + 1); }, "column pc_deltas has 8 values for 9"},
+      {[](proto::KernelTable& m) { m.mutable_flags()->RemoveLast(); }, "column flags has 7 values"},
+      {[](proto::KernelTable& m) { m.set_flags(1, 16); }, "bad flags 16"},
+      {[](proto::KernelTable& m) { m.set_flags(1, 4); }, "immediate column runs out"},
+      {[](proto::KernelTable& m) { m.set_flags(1, 8); }, "line column runs out"},
+      {[](proto::KernelTable& m) { m.set_line_deltas(0, -5); }, "line -5 out of range"},
+      {[](proto::KernelTable& m) { m.add_opcodes(m.opcodes(0)); }, "listed twice"},
+      {[](proto::KernelTable& m) { m.set_opcodes(1, ""); }, "is empty"},
+  };
+  for (const auto& [damage, expect] : cases) {
     proto::KernelTable bad = msg;
-    bad.mutable_insts(2)->set_opcode(uint32_t(bad.opcodes_size()));
-    EXPECT_CONTAINS(trace_error([&] { decode_kernel_table(bad, "t"); }), "opcode index");
+    damage(bad);
+    EXPECT_CONTAINS(trace_error([&] { decode_kernel_table(bad, "t"); }), expect);
   }
-  {
-    proto::KernelTable bad = msg;
-    bad.mutable_insts(1)->add_src_regs((4u << 16) | 1);
-    EXPECT_CONTAINS(trace_error([&] { decode_kernel_table(bad, "t"); }), "bad register kind 4");
+  // Two identical rows.
+  proto::KernelTable dup;
+  dup.add_opcodes("NOP");
+  dup.set_num_insts(2);
+  for (int i = 0; i < 2; ++i) {
+    dup.add_pc_deltas(i == 0 ? 0x10 : 0);
+    dup.add_opcode_ids(0);
+    dup.add_dst_counts(0);
+    dup.add_src_counts(0);
+    dup.add_mem_widths(0);
+    dup.add_flags(0);
   }
-  {
-    proto::KernelTable bad = msg;
-    *bad.add_insts() = bad.insts(0);
-    EXPECT_CONTAINS(trace_error([&] { decode_kernel_table(bad, "t"); }), "duplicates");
+  EXPECT_CONTAINS(trace_error([&] { decode_kernel_table(dup, "t"); }), "static instruction 1 duplicates");
+}
+
+TEST(ChunkCodec, XzFrameRoundTripAndErrors) {
+  std::string raw;
+  std::mt19937 rng(2);
+  for (int i = 0; i < 300000; ++i) raw.push_back(char(i % 7 == 0 ? rng() : i % 13));
+  const std::string frame = compress_frame(raw, FrameCodec::kXz);
+  EXPECT_TRUE(is_xz_frame(frame));
+  EXPECT_LT(frame.size(), raw.size() / 4);
+  EXPECT_EQ(decompress_frame(frame, "f"), raw);
+  EXPECT_EQ(decompress_frame(compress_frame("", FrameCodec::kXz), "f"), "");
+  // The generic entry point reads LZ4 frames of either level as well.
+  EXPECT_EQ(decompress_frame(compress_frame(raw, FrameCodec::kLz4), "f"), raw);
+  EXPECT_EQ(decompress_frame(compress_frame(raw, FrameCodec::kLz4Hc), "f"), raw);
+  EXPECT_LT(compress_frame(raw, FrameCodec::kLz4Hc).size(), compress_frame(raw, FrameCodec::kLz4).size());
+
+  EXPECT_CONTAINS(trace_error([&] { decompress_frame(frame, "where", raw.size() - 1); }), "where: ");
+  EXPECT_CONTAINS(trace_error([&] { decompress_frame(frame, "where", raw.size() - 1); }), "exceeds the limit");
+  for (size_t cut : {size_t(6), size_t(10), frame.size() / 2, frame.size() - 1})
+    EXPECT_CONTAINS(trace_error([&] { decompress_frame(frame.substr(0, cut), "w"); }), "w: ") << cut;
+  EXPECT_CONTAINS(trace_error([&] { decompress_frame(frame.substr(0, frame.size() / 2), "w"); }), "truncated");
+  EXPECT_CONTAINS(trace_error([&] { decompress_frame(frame + "x", "w"); }), "after the xz frame");
+  for (size_t at : {size_t(7), size_t(20), frame.size() / 2, frame.size() - 10}) {
+    std::string bad = frame;
+    bad[at] ^= 0x40;
+    EXPECT_CONTAINS(trace_error([&] { decompress_frame(bad, "w"); }), "w: ") << at;
   }
-  {
-    proto::KernelTable bad = msg;
-    bad.add_opcodes(bad.opcodes(0));
-    EXPECT_CONTAINS(trace_error([&] { decode_kernel_table(bad, "t"); }), "listed twice");
-  }
+  EXPECT_EQ(decompress_frame(frame, "f"), raw);
 }
 
 TEST(ChunkCodec, DecodeRate) {
@@ -874,6 +1103,60 @@ TEST(Container, WriterTableMayCoverMoreThanChunksUse) {
   expect_same_block(fx.blocks[0][0], r.read_block(0, 0), r.kernel_table(0));
 }
 
+TEST(Container, IdenticalTablesShareOneFrame) {
+  ScratchDir dir("container-shared-tables");
+  const TraceManifest manifest = make_manifest(4);
+  // Kernels 0, 2 and 3 run the same code; kernel 1 another.
+  StaticTable tables[4];
+  Ids ids[4];
+  for (int k = 0; k < 4; ++k) {
+    if (k == 1) tables[k].intern_opcode("NOP");
+    ids[k] = fill_table(tables[k]);
+  }
+  std::mt19937_64 rng(21);
+  std::vector<BlockTrace> blocks[4];
+  for (int k = 0; k < 3; ++k)
+    for (uint32_t b = 0; b < 3; ++b) blocks[k].push_back(random_block(ids[k], {b, uint32_t(k), 0}, 2, 20, rng));
+  const fs::path path = dir / "t.lst";
+  {
+    ContainerWriter w(path);
+    w.write_header(manifest);
+    for (uint32_t k = 0; k < 3; ++k) w.add_chunk(encode_chunk(k, 0, blocks[k], tables[k]));
+    for (uint32_t k : {2u, 1u, 0u, 3u}) w.add_kernel_table(k, tables[k]);  // kernel 2's is written first
+    w.commit();
+  }
+  const std::string bytes = read_file(path);
+  const proto::TraceFooter f = footer_of(bytes);
+  EXPECT_EQ(f.kernels(0).table().offset(), f.kernels(2).table().offset());
+  EXPECT_EQ(f.kernels(3).table().offset(), f.kernels(2).table().offset());
+  EXPECT_NE(f.kernels(1).table().offset(), f.kernels(0).table().offset());
+
+  const ContainerReader r(path);
+  EXPECT_EQ(&r.kernel_table(0), &r.kernel_table(2));
+  EXPECT_EQ(&r.kernel_table(3), &r.kernel_table(2));
+  EXPECT_NE(&r.kernel_table(1), &r.kernel_table(0));
+  for (uint32_t k = 0; k < 4; ++k) {
+    expect_same_table(tables[k], r.kernel_table(k));
+    for (uint32_t b = 0; b < r.block_count(k); ++b) expect_same_block(blocks[k][b], r.read_block(k, b), r.kernel_table(k));
+  }
+
+  // An index that shares a frame offset but not its size or checksum.
+  const fs::path bad = dir / "bad.lst";
+  proto::TraceFooter g = f;
+  g.mutable_kernels(2)->mutable_table()->set_size(f.kernels(2).table().size() - 1);
+  write_file(bad, with_footer(bytes, g));
+  EXPECT_CONTAINS(trace_error([&] { ContainerReader x(bad); }), "kernel 2 table: frame at offset");
+  // A table frame naming a kernel that does not use it.
+  g = f;
+  *g.mutable_kernels(0)->mutable_table() = f.kernels(1).table();
+  *g.mutable_kernels(1)->mutable_table() = f.kernels(0).table();
+  *g.mutable_kernels(2)->mutable_table() = f.kernels(1).table();
+  *g.mutable_kernels(3)->mutable_table() = f.kernels(1).table();
+  write_file(bad, with_footer(bytes, g));
+  const ContainerReader x(bad);
+  EXPECT_CONTAINS(trace_error([&] { x.kernel_table(1); }), "does not use this table frame");
+}
+
 class ContainerCorruption : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -1100,6 +1383,60 @@ TEST(BlockStream, CarriesHelperErrorsToTheConsumer) {
   EXPECT_EQ(n, 4u);  // chunks 0 and 1 came through first
   EXPECT_CONTAINS(m, "kernel 0 chunk 2: checksum mismatch");
   EXPECT_EQ(s.next(), nullptr);  // the stream stays ended
+}
+
+TEST(BlockStream, ErrorsArriveInOrderFromEitherThread) {
+  ScratchDir dir("stream-errors");
+  Fixture fx;
+  const fs::path path = dir / "t.lst";
+  fx.write(path, 1, 1);  // kernel 0: ten chunks of one block
+  const std::string good = read_file(path);
+  const proto::TraceFooter f = footer_of(good);
+  for (int bad_chunk : {0, 3, 9}) {
+    std::string b = good;
+    const proto::FrameRef& ref = f.kernels(0).chunks(bad_chunk).frame();
+    b[ref.offset() + ref.size() / 2] ^= 0x21;
+    write_file(path, b);
+    const ContainerReader r(path);
+    for (size_t ahead : {size_t(1), size_t(2), size_t(8)})
+      for (bool slow : {false, true}) {
+        SCOPED_TRACE("chunk " + std::to_string(bad_chunk) + " ahead " + std::to_string(ahead) + (slow ? " slow" : ""));
+        BlockStream s(r, 0, ahead);
+        int n = 0;
+        const std::string m = trace_error([&] {
+          while (const BlockTrace* bt = s.next()) {
+            expect_same_block(fx.blocks[0][size_t(n++)], *bt, r.kernel_table(0));
+            if (slow) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the helper runs ahead
+          }
+        });
+        EXPECT_EQ(n, bad_chunk);
+        EXPECT_CONTAINS(m, "kernel 0 chunk " + std::to_string(bad_chunk) + ": checksum mismatch");
+        EXPECT_EQ(s.next(), nullptr);
+      }
+  }
+}
+
+TEST(BlockStream, StreamsReuseTheReadersStorage) {
+  ScratchDir dir("stream-reuse");
+  Fixture fx;
+  const fs::path path = dir / "t.lst";
+  fx.write(path, 2, 1);
+  const ContainerReader r(path);
+  for (int rep = 0; rep < 6; ++rep) {
+    const uint32_t k = uint32_t(rep % 2);
+    BlockStream s(r, k, size_t(1 + rep % 3));
+    BlockTrace b;
+    size_t n = 0;
+    while (s.next(b)) {
+      expect_same_block(fx.blocks[k][n++], b, r.kernel_table(k));
+      if (rep >= 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(n, fx.blocks[k].size());
+    if (rep == 3) {
+      BlockStream partial(r, 0, 2);  // ends early: its storage goes back too
+      ASSERT_NE(partial.next(), nullptr);
+    }
+  }
 }
 
 TEST(BlockStream, SeveralStreamsShareOneReader) {
