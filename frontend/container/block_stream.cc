@@ -1,5 +1,6 @@
 #include "frontend/container/block_stream.h"
 
+#include <chrono>
 #include <iterator>
 #include <new>
 #include <stdexcept>
@@ -16,9 +17,11 @@ BlockStream::BlockStream(const ContainerReader& reader, uint32_t kernel, size_t 
       ahead_(chunks_ahead == 0 ? 1 : chunks_ahead),
       chunk_count_(reader.chunk_count(kernel)),
       storage_(reader.take_stream_storage()) {
-  spare_ = std::move(storage_->chunks);
-  storage_->chunks.clear();
-  thread_ = std::thread([this] { run(); });
+  for (int o : {kHelper, kConsumer}) {
+    spare_[o] = std::move(storage_->chunks[o]);
+    storage_->chunks[o].clear();
+  }
+  // The helper starts once the consumer shows it has work of its own (advance()).
 }
 
 BlockStream::~BlockStream() {
@@ -30,14 +33,14 @@ BlockStream::~BlockStream() {
   if (thread_.joinable()) thread_.join();
   // Everything decoded goes back to the reader for the next stream.
   try {
-    std::vector<std::vector<BlockTrace>>& keep = storage_->chunks;
     const size_t cap = ahead_ + 2;
-    auto give = [&](std::vector<BlockTrace>&& c) {
-      if (keep.size() < cap && c.capacity() > 0) keep.push_back(std::move(c));
+    auto give = [&](Owner o, std::vector<BlockTrace>&& c) {
+      if (storage_->chunks[o].size() < cap && c.capacity() > 0) storage_->chunks[o].push_back(std::move(c));
     };
-    give(std::move(current_));
-    for (auto& c : ready_) give(std::move(c.second));
-    for (auto& c : spare_) give(std::move(c));
+    give(current_owner_, std::move(current_));
+    for (Chunk& c : ready_) give(c.owner, std::move(c.blocks));
+    for (Owner o : {kHelper, kConsumer})
+      for (auto& c : spare_[o]) give(o, std::move(c));
     reader_.give_stream_storage(std::move(storage_));
   } catch (...) {
     // Out of memory while pooling: the storage is simply freed.
@@ -83,39 +86,48 @@ void BlockStream::fail_chunk(uint32_t c, int kind, std::string&& message) {
   next_claim_ = chunk_count_;
 }
 
-void BlockStream::put_ready(uint32_t c, std::vector<BlockTrace>&& chunk) {
+void BlockStream::put_ready(Chunk&& chunk) {
   auto it = ready_.end();
-  while (it != ready_.begin() && std::prev(it)->first > c) --it;
-  ready_.emplace(it, c, std::move(chunk));
+  while (it != ready_.begin() && std::prev(it)->index > chunk.index) --it;
+  ready_.insert(it, std::move(chunk));
 }
 
-std::vector<BlockTrace> BlockStream::take_spare() {
-  std::vector<BlockTrace> chunk;
-  if (!spare_.empty()) {
-    chunk = std::move(spare_.back());
-    spare_.pop_back();
+std::vector<BlockTrace> BlockStream::take_spare(Owner owner) {
+  std::vector<BlockTrace> blocks;
+  if (!spare_[owner].empty()) {
+    blocks = std::move(spare_[owner].back());
+    spare_[owner].pop_back();
+  } else {
+    ++created_[owner];
   }
-  return chunk;
+  return blocks;
+}
+
+void BlockStream::give_spare(Owner owner, std::vector<BlockTrace>&& blocks) {
+  if (blocks.capacity() > 0) spare_[owner].push_back(std::move(blocks));
 }
 
 void BlockStream::run() {
+  ChunkScratch& scratch = storage_->scratch[kHelper];
   while (true) {
-    uint32_t c = 0;
-    std::vector<BlockTrace> chunk;
+    Chunk chunk;
     {
       std::unique_lock lock(mu_);
       consumed_.wait(lock, [&] { return stop_ || ready_.size() < ahead_; });
       if (stop_ || next_claim_ >= chunk_count_) return;
-      c = next_claim_++;
-      chunk = take_spare();
+      chunk.index = next_claim_++;
+      chunk.blocks = take_spare(kHelper);
     }
     std::string message;
-    const Caught err = decode_catching([&] { reader_.read_chunk(kernel_, c, chunk, storage_->scratch); }, message);
+    const Caught err =
+        decode_catching([&] { reader_.read_chunk(kernel_, chunk.index, chunk.blocks, scratch); }, message);
     std::lock_guard lock(mu_);
-    if (err != Caught::kNone)
-      fail_chunk(c, int(err), std::move(message));
-    else
-      put_ready(c, std::move(chunk));
+    if (err != Caught::kNone) {
+      fail_chunk(chunk.index, int(err), std::move(message));
+      give_spare(kHelper, std::move(chunk.blocks));
+    } else {
+      put_ready(std::move(chunk));
+    }
     produced_.notify_all();
   }
 }
@@ -124,6 +136,15 @@ bool BlockStream::advance() {
   if (finished_) return false;
   if (started_ && ++pos_ < current_.size()) return true;
   started_ = true;
+  ChunkScratch& scratch = storage_->scratch[kConsumer];
+  if (!thread_.joinable() && want_ > 0 && want_ + 1 < chunk_count_) {
+    // Decoding ahead pays when the consumer spends a fair share of a chunk's
+    // decoding time on each chunk; a consumer that only skims the blocks is
+    // served as fast by decoding in line, with one chunk's memory instead of
+    // several (what a short trace pays for in full).
+    const double consumed = std::chrono::duration<double>(Clock::now() - handed_at_).count();
+    if (consumed * kHelperWorthIt > last_decode_s_) thread_ = std::thread([this] { run(); });
+  }
   std::unique_lock lock(mu_);
   while (true) {
     if (want_ >= chunk_count_) {
@@ -131,10 +152,11 @@ bool BlockStream::advance() {
       return false;
     }
     pos_ = 0;
-    if (!ready_.empty() && ready_.front().first == want_) {
+    if (!ready_.empty() && ready_.front().index == want_) {
       // Hand the consumed chunk's storage back for decoding into.
-      if (current_.capacity() > 0) spare_.push_back(std::move(current_));
-      current_ = std::move(ready_.front().second);
+      give_spare(current_owner_, std::move(current_));
+      current_ = std::move(ready_.front().blocks);
+      current_owner_ = ready_.front().owner;
       ready_.pop_front();
       consumed_.notify_all();
       ++want_;
@@ -153,12 +175,20 @@ bool BlockStream::advance() {
       }
     }
     if (next_claim_ == want_) {
-      // Neither decoded nor being decoded: decode it here, into the storage
-      // of the chunk just consumed, rather than wait for the helper.
+      // Neither decoded nor being decoded: decode it here rather than wait
+      // for the helper, into the consumed chunk's storage if it is ours.
       ++next_claim_;
+      if (current_owner_ != kConsumer || current_.capacity() == 0) {
+        give_spare(current_owner_, std::move(current_));
+        current_ = take_spare(kConsumer);
+        current_owner_ = kConsumer;
+      }
       lock.unlock();
       std::string message;
-      const Caught err = decode_catching([&] { reader_.read_chunk(kernel_, want_, current_); }, message);
+      const auto t0 = Clock::now();
+      const Caught err = decode_catching([&] { reader_.read_chunk(kernel_, want_, current_, scratch); }, message);
+      handed_at_ = Clock::now();
+      last_decode_s_ = std::chrono::duration<double>(handed_at_ - t0).count();
       lock.lock();
       if (err != Caught::kNone) {
         fail_chunk(want_, int(err), std::move(message));
@@ -168,18 +198,26 @@ bool BlockStream::advance() {
       if (!current_.empty()) return true;
       continue;
     }
-    if (next_claim_ < chunk_count_ && ready_.size() < ahead_) {
-      // The helper is on the wanted chunk: decode a later one meanwhile.
-      const uint32_t c = next_claim_++;
-      std::vector<BlockTrace> chunk = take_spare();
+    if (next_claim_ < chunk_count_ && ready_.size() < ahead_ &&
+        (!spare_[kConsumer].empty() || created_[kConsumer] < kConsumerChunks)) {
+      // The helper is on the wanted chunk: decode a later one meanwhile
+      // (into at most two chunks' storage of our own: memory the stream
+      // touches is what a short trace pays for).
+      Chunk chunk;
+      chunk.index = next_claim_++;
+      chunk.owner = kConsumer;
+      chunk.blocks = take_spare(kConsumer);
       lock.unlock();
       std::string message;
-      const Caught err = decode_catching([&] { reader_.read_chunk(kernel_, c, chunk); }, message);
+      const Caught err =
+          decode_catching([&] { reader_.read_chunk(kernel_, chunk.index, chunk.blocks, scratch); }, message);
       lock.lock();
-      if (err != Caught::kNone)
-        fail_chunk(c, int(err), std::move(message));
-      else
-        put_ready(c, std::move(chunk));
+      if (err != Caught::kNone) {
+        fail_chunk(chunk.index, int(err), std::move(message));
+        give_spare(kConsumer, std::move(chunk.blocks));
+      } else {
+        put_ready(std::move(chunk));
+      }
       continue;
     }
     produced_.wait(lock);

@@ -1,11 +1,12 @@
 #pragma once
-// Streams the blocks of one kernel in order while a helper thread decodes the
-// next chunks ahead: at most `chunks_ahead` decoded chunks wait, plus the ones
-// being decoded (one per thread) and the one being consumed. A consumer that
-// finds the next chunk neither decoded nor claimed by the helper decodes it
-// itself, and one that finds the helper busy with it decodes a later chunk
-// meanwhile, so a fast consumer never idles behind the hand-off: both threads
-// decode. A slow consumer just finds the chunks ready.
+// Streams the blocks of one kernel in order. The consumer decodes chunks in
+// line until it shows work of its own (a fair share of a chunk's decoding time
+// spent on each chunk); then a helper thread decodes the next chunks ahead: at
+// most `chunks_ahead` decoded chunks wait, plus the ones being decoded (one per
+// thread) and the one being consumed. A consumer that finds the next chunk
+// neither decoded nor claimed by the helper decodes it itself, and one that
+// finds the helper busy with it decodes a later chunk meanwhile, so it never
+// idles behind the hand-off; a slow consumer just finds the chunks ready.
 // Decoding errors, on either thread, are rethrown from next() once the blocks
 // before them are consumed (TraceError as TraceError with the same message,
 // std::bad_alloc as is, anything else as std::runtime_error); the stream then
@@ -14,6 +15,7 @@
 // with storage borrowed from the reader (ContainerReader::take_stream_storage)
 // and the stream hands it back when it ends, decoded chunks' vectors included,
 // so streams after the first neither allocate nor touch fresh memory.
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +24,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "frontend/container/container_reader.h"
@@ -48,23 +49,34 @@ class BlockStream {
  private:
   void run();
   bool advance();  // makes current_[pos_] the next block; false at the end
+  // Chunk storage belongs to the thread that decodes into it (kHelper or
+  // kConsumer) and goes back to that thread's spares once consumed.
+  enum Owner { kHelper = 0, kConsumer = 1 };
+  struct Chunk {
+    uint32_t index = 0;
+    Owner owner = kHelper;
+    std::vector<BlockTrace> blocks;
+  };
   // With mu_ held:
   void fail_chunk(uint32_t c, int kind, std::string&& message);
-  void put_ready(uint32_t c, std::vector<BlockTrace>&& chunk);  // keeps ready_ in chunk order
-  std::vector<BlockTrace> take_spare();
+  void put_ready(Chunk&& chunk);  // keeps ready_ in chunk order
+  std::vector<BlockTrace> take_spare(Owner owner);
+  void give_spare(Owner owner, std::vector<BlockTrace>&& blocks);
 
   const ContainerReader& reader_;
   const uint32_t kernel_;
   const size_t ahead_;
   const uint32_t chunk_count_;
-  std::unique_ptr<ContainerReader::StreamStorage> storage_;  // its scratch: helper only
+  std::unique_ptr<ContainerReader::StreamStorage> storage_;  // scratch[kHelper]: helper only; [kConsumer]: consumer only
 
   std::mutex mu_;
   std::condition_variable produced_;
   std::condition_variable consumed_;
   uint32_t next_claim_ = 0;  // the first chunk neither thread has taken on
-  std::deque<std::pair<uint32_t, std::vector<BlockTrace>>> ready_;  // decoded, not yet consumed, in order
-  std::vector<std::vector<BlockTrace>> spare_;  // consumed chunks, storage for reuse
+  std::deque<Chunk> ready_;  // decoded, not yet consumed, in order
+  std::vector<std::vector<BlockTrace>> spare_[2];  // consumed chunks' storage, by owner
+  size_t created_[2] = {0, 0};  // chunk storage each owner started afresh in this stream
+  static constexpr size_t kConsumerChunks = 2;
   enum class Error { kNone, kTrace, kBadAlloc, kOther };
   Error error_ = Error::kNone;  // decoding chunk error_chunk_ failed; nothing after it is claimed
   uint32_t error_chunk_ = 0;
@@ -72,7 +84,12 @@ class BlockStream {
   bool stop_ = false;
 
   // Consumer side only.
+  using Clock = std::chrono::steady_clock;
+  static constexpr double kHelperWorthIt = 4;  // start it when consuming a chunk takes > 1/4 of decoding it
+  Clock::time_point handed_at_;  // when the consumer got the chunk it decoded last
+  double last_decode_s_ = 0;     // how long that took to decode
   std::vector<BlockTrace> current_;
+  Owner current_owner_ = kConsumer;
   uint32_t want_ = 0;  // the chunk to consume next
   size_t pos_ = 0;
   bool started_ = false;

@@ -382,7 +382,33 @@ struct ChunkScratch::Impl {
     uint32_t mem_begin, mem_count;  // into memlist
   };
   std::vector<Warp> warps;  // the chunk's warps decoded so far
+  // Blocks and warps that outputs had beyond what the last chunk needed, kept
+  // with their vectors' capacity instead of being freed and allocated again.
+  std::vector<BlockTrace> spare_blocks;
+  std::vector<WarpTrace> spare_warps;
 };
+
+namespace {
+
+// Resizes `v` to n, parking surplus elements in `spare` and reviving parked
+// ones before constructing new ones.
+template <class T>
+void resize_keeping(std::vector<T>& v, size_t n, std::vector<T>& spare) {
+  while (v.size() > n) {
+    spare.push_back(std::move(v.back()));
+    v.pop_back();
+  }
+  if (v.size() < n) {
+    v.reserve(n);
+    while (v.size() < n && !spare.empty()) {
+      v.push_back(std::move(spare.back()));
+      spare.pop_back();
+    }
+    v.resize(n);
+  }
+}
+
+}  // namespace
 
 ChunkScratch::ChunkScratch() : impl_(std::make_unique<Impl>()) {}
 ChunkScratch::~ChunkScratch() = default;
@@ -422,7 +448,7 @@ class ChunkDecoder {
     // Every block takes at least four bytes of the block stream.
     if (nb > blocks_.left() / 4)
       bad(std::to_string(nb) + " blocks do not fit a block stream of " + std::to_string(blocks_.left()) + " bytes");
-    out.resize(nb);
+    resize_keeping(out, nb, s_.spare_blocks);
     Dim3 prev{0, 0, 0};
     for (block = 0; block < nb; ++block) {
       in_warp = false;
@@ -436,7 +462,7 @@ class ChunkDecoder {
       if (nw > warps_.left() / 2)
         bad(std::to_string(nw) + " warps do not fit the " + std::to_string(warps_.left()) +
             " bytes left in the warp stream");
-      bt.warps.resize(size_t(nw));
+      resize_keeping(bt.warps, size_t(nw), s_.spare_warps);
       in_warp = true;
       uint32_t expected_id = 0;
       for (warp = 0; warp < nw; ++warp) {

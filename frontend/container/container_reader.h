@@ -71,12 +71,14 @@ class ContainerReader {
   // Totals from the index; loads the kernel table to check the opcode counts against it.
   const KernelTotals& totals(uint32_t k) const;
 
-  // Decoding storage (scratch and decoded chunks' vectors) that a BlockStream
-  // takes when it starts and gives back when it ends, so that the next stream
-  // of this reader starts with warm buffers instead of allocating afresh.
+  // Decoding storage that a BlockStream takes when it starts and gives back
+  // when it ends, so that the next stream of this reader starts with warm
+  // buffers instead of allocating afresh: per decoding thread (0 the helper,
+  // 1 the consumer) a scratch and the chunks' vectors it decodes into, kept
+  // apart so that what one thread's decoding sets aside it also reuses.
   struct StreamStorage {
-    ChunkScratch scratch;
-    std::vector<std::vector<BlockTrace>> chunks;
+    ChunkScratch scratch[2];
+    std::vector<std::vector<BlockTrace>> chunks[2];
   };
   std::unique_ptr<StreamStorage> take_stream_storage() const;
   void give_stream_storage(std::unique_ptr<StreamStorage> storage) const;

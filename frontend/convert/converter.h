@@ -19,7 +19,7 @@ namespace lockstep {
 
 struct ConvertOptions {
   unsigned jobs = 0;                       // worker threads; 0 = all cores
-  size_t chunk_text_bytes = size_t(2) << 20;  // text gathered per chunk (blocks are never split)
+  size_t chunk_text_bytes = size_t(1) << 20;  // text gathered per chunk (blocks are never split)
   size_t raw_group_budget = size_t(64) << 20;  // memory for grouping raw tracer output before spilling
   WarningHandler warn = print_warning;
 };
