@@ -23,13 +23,15 @@ cmake --build build-asan -j"$JOBS" 2>&1 | grep -E "error|warning:" || true
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --output-on-failure -j"$JOBS")
 
-step "TSan build: threaded code (conversion pipeline, prefetching streams)"
+step "TSan build: lockstep's own threads (prefetching block streams, shared static tables)"
+# The oneTBB conversion pipeline is left out here: Debian's libtbb is not built
+# with TSan, so its internal hand-offs show up as false races.
 if [ ! -f build-tsan/CMakeCache.txt ]; then
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSTEP_SANITIZE_THREAD=ON -DLOCKSTEP_BENCH=OFF >/dev/null
 fi
 cmake --build build-tsan -j"$JOBS" --target lockstep_tests lockstep 2>&1 | grep -E "error|warning:" || true
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  ./build-tsan/tests/lockstep_tests --gtest_filter='*Thread*:*Stream*:*Convert*:*Parallel*'
+  ./build-tsan/tests/lockstep_tests --gtest_filter='*Thread*:BlockStream*:Container*'
 
 step "Fuzzing (${FUZZ_SECONDS}s per target)"
 seeds=build-asan/fuzz-seeds
