@@ -224,17 +224,17 @@ const ContainerReader::LoadedTable& ContainerReader::loaded_table(uint32_t k) co
   const Kernel& kn = kernel(k);
   const Kernel& owner = *kernels_[kn.table_owner];  // the first kernel with this table frame
   const LoadedTable* t = owner.table_ready.load(std::memory_order_acquire);
-  const std::string where = fail_prefix() + "kernel " + std::to_string(k) + " table";
+  auto where = [&] { return fail_prefix() + "kernel " + std::to_string(k) + " table"; };
   if (!t) {
     std::lock_guard lock(owner.table_mu);
     t = owner.table_ready.load(std::memory_order_relaxed);
     if (!t) {
       std::string buf;
-      read_frame(owner.table, where, buf);
+      read_frame(owner.table, where(), buf);
       uint32_t named = 0;
-      auto loaded = std::make_unique<LoadedTable>(decode_kernel_table_frame(buf, where, &named));
+      auto loaded = std::make_unique<LoadedTable>(decode_kernel_table_frame(buf, where(), &named));
       if (named >= kernels_.size() || kernels_[named]->table_owner != kn.table_owner)
-        throw TraceError(where + ": table names kernel " + std::to_string(named) +
+        throw TraceError(where() + ": table names kernel " + std::to_string(named) +
                          ", which does not use this table frame");
       owner.table_owned = std::move(loaded);
       owner.table_ready.store(owner.table_owned.get(), std::memory_order_release);
@@ -242,7 +242,7 @@ const ContainerReader::LoadedTable& ContainerReader::loaded_table(uint32_t k) co
     }
   }
   if (t->table.opcode_count() != kn.totals.opcode_counts.size()) [[unlikely]]
-    throw TraceError(where + ": " + std::to_string(t->table.opcode_count()) + " opcodes but the index counts " +
+    throw TraceError(where() + ": " + std::to_string(t->table.opcode_count()) + " opcodes but the index counts " +
                      std::to_string(kn.totals.opcode_counts.size()));
   return *t;
 }

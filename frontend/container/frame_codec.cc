@@ -16,7 +16,8 @@ constexpr unsigned char kXzMagic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
 // is within 0.5% of level 9's size at 60% of its time; the optimal parser
 // (10..12) is slower still for a few tenths of a percent.
 constexpr int kLz4HcLevel = 6;
-constexpr uint64_t kXzMemLimit = uint64_t(1) << 28;
+constexpr uint32_t kXzMaxDict = uint32_t(8) << 20;
+constexpr uint64_t kXzMemLimit = uint64_t(64) << 20;  // decoding our frames needs about the dictionary
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) { throw TraceError(where + ": " + what); }
 
@@ -42,10 +43,11 @@ size_t frame_max_content(size_t frame_size) {
 std::string xz_compress(std::string_view raw) {
   lzma_options_lzma opt;
   if (lzma_lzma_preset(&opt, 9)) throw TraceError("xz: cannot set up the LZMA2 preset");
-  // A dictionary larger than the input only costs memory and time.
+  // A dictionary larger than the input only costs memory and time; 8 MiB
+  // (xz -6's) bounds what decoding needs.
   uint32_t dict = LZMA_DICT_SIZE_MIN;
-  while (dict < raw.size() && dict < opt.dict_size) dict *= 2;
-  opt.dict_size = std::min(dict, opt.dict_size);
+  while (dict < raw.size() && dict < kXzMaxDict) dict *= 2;
+  opt.dict_size = dict;
   lzma_filter filters[2] = {{LZMA_FILTER_LZMA2, &opt}, {LZMA_VLI_UNKNOWN, nullptr}};
   std::string out(lzma_stream_buffer_bound(raw.size()), '\0');
   size_t pos = 0;
