@@ -357,10 +357,21 @@ inline uint32_t lanes_of(uint32_t m) {
   return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
-// Sizes a reused vector for n elements, growing geometrically.
+// Makes room in a reused vector for n elements, growing geometrically; its old
+// contents are not kept (they are about to be overwritten).
+template <class T>
+void make_room(std::vector<T>& v, size_t n) {
+  if (n > v.capacity()) {
+    const size_t cap = std::max(n, v.capacity() * 2);
+    v.clear();
+    v.reserve(cap);
+  }
+}
+
+// Sizes a reused vector for n elements to be overwritten.
 template <class T>
 void size_for(std::vector<T>& v, size_t n) {
-  if (n > v.capacity()) v.reserve(std::max(n, v.capacity() * 2));
+  make_room(v, n);
   v.resize(n);
 }
 
@@ -501,9 +512,8 @@ class ChunkDecoder {
             std::to_string(index) + " warps before it");
       const ChunkScratch::Impl::Warp& r = s_.warps[index - size_t(ref)];
       rw = r.w;
-      size_for(wt.insts, rw->insts.size());
-      if (!rw->insts.empty())
-        std::memcpy(wt.insts.data(), rw->insts.data(), rw->insts.size() * sizeof(WarpInstruction));
+      make_room(wt.insts, rw->insts.size());
+      wt.insts.assign(rw->insts.begin(), rw->insts.end());
       mem_begin = r.mem_begin;
       mem_count = r.mem_count;
       na = rw->addrs.size();
@@ -535,7 +545,7 @@ class ChunkDecoder {
       if (start >= table_size || len > table_size - start)
         bad(inst_at(i) + "static id " + std::to_string(start >= table_size ? start : table_size) +
             " outside the kernel table (" + std::to_string(table_size) + " entries)");
-      if (!sized) size_for(wt.insts, i + len);
+      if (!sized) wt.insts.resize(i + len);  // keeps the ids decoded so far
       WarpInstruction* ins = wt.insts.data() + i;
       for (uint32_t k = 0; k < len; ++k) ins[k].static_id = start + k;
       i += len;
