@@ -4,22 +4,16 @@
 #include <string>
 #include <string_view>
 
+#include "core/spec_check.h"
+
 namespace lockstep {
 namespace {
 
+using spec::at_least;
+using spec::fail;
+using spec::at_most;
+
 // Every message names the config key first: "sm.subcores = 0: must be >= 1".
-[[noreturn]] void fail(std::string_view key, const std::string& value, const std::string& why) {
-  throw std::invalid_argument(std::string(key) + " = " + value + ": " + why);
-}
-
-void at_least(std::string_view key, uint64_t value, uint64_t min) {
-  if (value < min) fail(key, std::to_string(value), "must be >= " + std::to_string(min));
-}
-
-void at_most(std::string_view key, uint64_t value, uint64_t max) {
-  if (value > max) fail(key, std::to_string(value), "must be <= " + std::to_string(max));
-}
-
 void power_of_two(std::string_view key, uint64_t value) {
   if (value == 0 || (value & (value - 1)) != 0) fail(key, std::to_string(value), "must be a power of two");
 }
@@ -47,17 +41,6 @@ bool valid_unit_name(const std::string& name) {
   if (!((name[0] >= 'A' && name[0] <= 'Z') || (name[0] >= 'a' && name[0] <= 'z'))) return false;
   for (char c : name)
     if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  return true;
-}
-
-bool same_name(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'a' && x <= 'z') x = char(x - 'a' + 'A');
-    if (y >= 'a' && y <= 'z') y = char(y - 'a' + 'A');
-    if (x != y) return false;
-  }
   return true;
 }
 
@@ -159,9 +142,9 @@ void SmSpec::validate() const {
     if (!valid_unit_name(u.name))
       fail("sm.units", unit_names(units),
            "'" + u.name + "' is not a unit name (a letter, then letters, digits or _, at most 32)");
-    if (same_name(u.name, "MEM")) fail("sm.units", unit_names(units), "MEM names the LD/ST path, which every SM has");
+    if (spec::iequals(u.name, "MEM")) fail("sm.units", unit_names(units), "MEM names the LD/ST path, which every SM has");
     for (size_t j = 0; j < i; ++j)
-      if (same_name(units[j].name, u.name))
+      if (spec::iequals(units[j].name, u.name))
         fail("sm.units", unit_names(units), "unit class '" + u.name + "' declared twice");
     const std::string key = "unit." + u.name + ".";
     at_most(key + "per_subcore", u.per_subcore, 64);

@@ -4,20 +4,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/spec_check.h"
+
 namespace lockstep {
 namespace {
 
-[[noreturn]] void fail(std::string_view key, uint64_t value, const std::string& why) {
-  throw std::invalid_argument(std::string(key) + " = " + std::to_string(value) + ": " + why);
-}
-
-void at_least(std::string_view key, uint64_t value, uint64_t min) {
-  if (value < min) fail(key, value, "must be >= " + std::to_string(min));
-}
-
-void at_most(std::string_view key, uint64_t value, uint64_t max) {
-  if (value > max) fail(key, value, "must be <= " + std::to_string(max));
-}
+using spec::at_least;
+using spec::fail;
+using spec::at_most;
 
 bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 

@@ -8,17 +8,14 @@
 #include <vector>
 
 #include "core/instruction_class.h"
+#include "core/spec_check.h"
 
 namespace lockstep {
 namespace {
 
-[[noreturn]] void fail(std::string_view key, const std::string& value, const std::string& why) {
-  throw std::invalid_argument(std::string(key) + " = " + value + ": " + why);
-}
-
-void at_least(std::string_view key, uint64_t value, uint64_t min) {
-  if (value < min) fail(key, std::to_string(value), "must be >= " + std::to_string(min));
-}
+using spec::at_least;
+using spec::fail;
+using spec::iequals;
 
 void clock(std::string_view key, double mhz) {
   if (!std::isfinite(mhz) || mhz <= 0 || mhz > 100000) {
@@ -26,17 +23,6 @@ void clock(std::string_view key, double mhz) {
     std::snprintf(buf, sizeof buf, "%g", mhz);
     fail(key, buf, "must be a frequency in MHz, > 0 and <= 100000");
   }
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'a' && x <= 'z') x = char(x - 'a' + 'A');
-    if (y >= 'a' && y <= 'z') y = char(y - 'a' + 'A');
-    if (x != y) return false;
-  }
-  return true;
 }
 
 bool known_kind(std::string_view name) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
 #include "frontend/convert/exporter.h"
 #include "frontend/convert/open_trace.h"
@@ -19,19 +20,7 @@ int cmd_export(const Args& args) {
       "Writes TRACE (a .lst, or a text trace to normalise) as an Accel-Sim trace directory.\noptions");
   opts.add_options()("help,h", "show this help")("output,o", po::value(&output), "output directory (required)")(
       "quiet,q", po::bool_switch(&quiet), "print nothing on success");
-  po::options_description hidden;
-  hidden.add_options()("input", po::value(&input));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("input", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
   if (output.empty()) throw po::error("missing -o DIR");
   auto trace = open_trace(input);

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
 #include "frontend/gen/workload_generator.h"
 
@@ -30,19 +31,7 @@ int cmd_gen(const Args& args) {
       "sms", po::value(&sms)->default_value(sms), "SM count the grids are sized for")(
       "arch", po::value(&arch)->default_value(arch), "sm70 or sm80 (binary version and SASS spelling)")(
       "quiet,q", po::bool_switch(&quiet), "print nothing on success");
-  po::options_description hidden;
-  hidden.add_options()("workload", po::value(&workload));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("workload", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_command_line(args, opts, "workload", workload)) return 0;
   if (workload.empty()) throw po::error("missing WORKLOAD");
   if (output.empty()) throw po::error("missing -o DIR");
 

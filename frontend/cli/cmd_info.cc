@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 
+#include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
 #include "frontend/convert/open_trace.h"
 
@@ -39,19 +40,7 @@ int cmd_info(const Args& args) {
   opts.add_options()("help,h", "show this help")("opcodes", po::value(&limit)->default_value(12),
                                                    "opcodes listed per kernel (0 = all)")(
       "full-opcodes", po::bool_switch(&full), "histogram by full opcode (LDG.E.64) instead of mnemonic (LDG)");
-  po::options_description hidden;
-  hidden.add_options()("input", po::value(&input));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("input", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
 
   auto trace = open_trace(input);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
 #include "frontend/convert/open_trace.h"
 #include "parallel/config/gpu_config.h"
@@ -64,19 +65,7 @@ int cmd_run(const Args& args) {
       "cluster-order", po::value(&cluster_order)->default_value("natural"),
       "debug: 'shuffle:SEED' ticks clusters in a random order every cycle (results must not change)")(
       "quiet,q", po::bool_switch(&quiet), "no summary or progress");
-  po::options_description hidden;
-  hidden.add_options()("input", po::value(&input));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("input", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
   if (!gpu.empty() && !config_file.empty()) throw po::error("--gpu and --config are exclusive");
   options.schedule = schedule;

@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/spec_check.h"
+
 namespace lockstep::config {
 namespace {
 
@@ -34,17 +36,6 @@ T parse_unsigned(std::string_view text, const char* what) {
 }
 
 }  // namespace
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'a' && x <= 'z') x = char(x - 'a' + 'A');
-    if (y >= 'a' && y <= 'z') y = char(y - 'a' + 'A');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 uint32_t parse_uint32(std::string_view text) { return parse_unsigned<uint32_t>(text, "an unsigned integer"); }
 uint64_t parse_uint64(std::string_view text) { return parse_unsigned<uint64_t>(text, "an unsigned integer"); }

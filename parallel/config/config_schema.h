@@ -3,6 +3,7 @@
 // written, a one-line description, its default, and typed accessors into a
 // GpuSpec. Keys are registered explicitly in gpu_keys.cc (nothing registers
 // itself); range and cross-field checks live in the specs' validate().
+#include "core/spec_check.h"
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -39,7 +40,7 @@ std::vector<uint32_t> parse_uint_list(std::string_view text);
 std::vector<std::string> parse_name_list(std::string_view text);
 std::vector<std::string> split_list(std::string_view text);  // comma-separated, trimmed, empty items dropped
 std::string format_double(double value);
-bool iequals(std::string_view a, std::string_view b);
+using spec::iequals;
 
 // An accessor for ConfigSchema::field: the field a chain of member pointers
 // reaches from a GpuSpec, e.g. member(&GpuSpec::sm, &SmSpec::max_warps).
