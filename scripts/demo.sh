@@ -18,8 +18,9 @@ mkdir -p "$OUT"
 echo "demo: statistics written to $OUT/gemm-stats.json"
 ./build/lockstep export "$OUT/gemm.lst" -o "$OUT/gemm-roundtrip" --quiet
 ./build/lockstep convert "$OUT/gemm-roundtrip" -o "$OUT/gemm-roundtrip.lst" --quiet
-if cmp -s "$OUT/gemm.lst" "$OUT/gemm-roundtrip.lst"; then
-  echo "demo: round trip text -> .lst -> text -> .lst reproduced the container byte for byte"
+./build/lockstep export "$OUT/gemm-roundtrip.lst" -o "$OUT/gemm-roundtrip2" --quiet
+if diff -r -q "$OUT/gemm-roundtrip" "$OUT/gemm-roundtrip2" >/dev/null; then
+  echo "demo: round trip text -> .lst -> text -> .lst -> text reproduced every file byte for byte"
 else
   echo "demo: round trip differs"; exit 1
 fi
