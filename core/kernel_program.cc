@@ -34,6 +34,11 @@ void KernelProgram::extend(const StaticTable& table) {
           found = sm_.units[u].per_subcore > 0;
           break;
         }
+      const bool control = kind == InstKind::kBranch || kind == InstKind::kExit || kind == InstKind::kBarrier;
+      if (!found && control) {
+        t.unit = kNoUnit;  // no BRANCH class declared: sm.branch_latency applies
+        found = true;
+      }
       if (!found)
         throw TraceError(where + ": opcode '" + opcode + "' maps to unit class '" + unit_name +
                          "', which this GPU config does not declare (sm.units)");

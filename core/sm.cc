@@ -113,10 +113,11 @@ bool Sm::icache_lookup(uint64_t line, uint64_t now, uint64_t& ready_at) {
 }
 
 void Sm::fetch(uint32_t sc, uint64_t now) {
-  // One warp per sub-core per cycle, round robin over the sub-core's slots,
-  // fills its instruction buffer.
+  // Up to fetch_per_cycle warps per sub-core per cycle, round robin over the
+  // sub-core's slots, fill their instruction buffers; a miss ends the cycle.
   const uint32_t per = (spec_.max_warps - sc + spec_.subcores - 1) / spec_.subcores;
-  for (uint32_t i = 0; i < per; ++i) {
+  uint32_t fetched = 0;
+  for (uint32_t i = 0; i < per && fetched < spec_.fetch_per_cycle; ++i) {
     const uint32_t idx = (last_fetched_[sc] + 1 + i) % per;
     const uint32_t slot = sc + idx * spec_.subcores;
     Warp& w = warps_[slot];
@@ -138,7 +139,7 @@ void Sm::fetch(uint32_t sc, uint64_t now) {
     }
     while (w.next_fetch < size && w.next_fetch - w.next_issue < spec_.ibuffer_entries) ++w.next_fetch;
     w.fetch_ready = now + 1;
-    return;
+    ++fetched;
   }
 }
 
@@ -258,7 +259,9 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
     }
     units_used |= 1u;
   } else if (ti.unit == kNoUnit) {
-    latency = 1;
+    // Control flow without a declared unit class takes the branch latency; fences a cycle.
+    const bool control = ti.kind == InstKind::kBranch || ti.kind == InstKind::kExit || ti.kind == InstKind::kBarrier;
+    latency = control ? spec_.branch_latency : 1;
   } else {
     const UnitSpec& u = spec_.units[ti.unit];
     if (units_used & (2u << ti.unit)) {  // dual issue needs different unit classes
@@ -434,11 +437,6 @@ bool Sm::tick(uint64_t now) {
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) issue(sc, now);
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch(sc, now);
   return true;
-}
-
-uint64_t Sm::next_event(uint64_t now) const {
-  if (resident_blocks_ == 0) return UINT64_MAX;
-  return now + 1;
 }
 
 SmStats Sm::take_stats() {

@@ -59,8 +59,6 @@ class Sm {
     retired_blocks_ = 0;
     return n;
   }
-  // Earliest cycle at which anything on this SM can change state (for gating), or UINT64_MAX.
-  uint64_t next_event(uint64_t now) const;
 
   // Tests and debugging: called for every issued instruction with
   // (cycle, warp id within its block, block index, trace position).
@@ -100,9 +98,6 @@ class Sm {
     std::vector<uint32_t> warp_slots;
     uint32_t live_warps = 0;
     uint32_t at_barrier = 0;
-    uint32_t threads = 0;
-    uint32_t regs = 0;
-    uint32_t shared = 0;
   };
   static constexpr uint32_t kNoGroup = UINT32_MAX;
   struct Writeback {
@@ -135,9 +130,6 @@ class Sm {
   uint32_t resident_blocks_ = 0;
   uint32_t retired_blocks_ = 0;
   uint32_t resident_warps_ = 0;
-  uint32_t used_threads_ = 0;
-  uint32_t used_regs_ = 0;
-  uint32_t used_shared_ = 0;
   uint32_t current_kernel_ = UINT32_MAX;
   uint64_t launch_seq_ = 0;
   const KernelProgram* program_ = nullptr;
