@@ -44,6 +44,7 @@ class Script {
                    if (base == "MUFU") return {"SFU", InstKind::kAlu};
                    if (base == "BAR") return {"BRANCH", InstKind::kBarrier};
                    if (base == "EXIT") return {"BRANCH", InstKind::kExit};
+                   if (base == "BRA") return {"BRANCH", InstKind::kBranch};
                    if (base == "LDS" || base == "STS" || base == "LDGSTS") return {"MEM", InstKind::kMemory};
                    if (base == "LDGDEPBAR") return {"MEM", InstKind::kLdgDepBar};
                    if (base == "DEPBAR") return {"MEM", InstKind::kDepBar};
@@ -267,6 +268,38 @@ TEST(SmRules, DepbarWaitsForClosedCopyGroups) {
   EXPECT_EQ(wait_one_left, a + 50);  // group 0 done; group 1 may still fly
   const uint64_t wait_all = after_depbar(0, a, b);
   EXPECT_EQ(wait_all, b + 50);
+}
+
+TEST(SmRules, BranchLatencyAppliesWithoutABranchUnit) {
+  SmSpec spec = test_spec();
+  spec.units.pop_back();  // no BRANCH class declared
+  spec.branch_latency = 7;
+  Script s(spec);
+  BlockTrace b;
+  s.add(b, 0, s.inst("BRA", {7}, {2}));     // a control instruction with a result
+  s.add(b, 0, s.inst("FADD", {9}, {7, 8}));  // depends on it
+  std::vector<Script::Issue> issues;
+  s.run(b, &issues);
+  EXPECT_EQ(issues.at(1).cycle - issues.at(0).cycle, 7u);
+}
+
+TEST(SmRules, FetchingMoreWarpsPerCycleKeepsBuffersFull) {
+  auto cycles = [](uint32_t fetch_per_cycle) {
+    SmSpec spec = test_spec();
+    spec.ibuffer_entries = 1;
+    spec.fetch_per_cycle = fetch_per_cycle;
+    spec.issue_width = 2;  // two warps of one sub-core issue per cycle (different units)
+    spec.units[0].initiation = 1;
+    spec.units[1].initiation = 1;
+    Script s(spec);
+    BlockTrace b;
+    for (uint16_t i = 0; i < 8; ++i) {
+      s.add(b, 0, s.inst("IADD3", {uint16_t(10 + i)}, {2, 3}));
+      s.add(b, 4, s.inst("FADD", {uint16_t(30 + i)}, {2, 3}));
+    }
+    return s.run(b);
+  };
+  EXPECT_LT(cycles(2), cycles(1));
 }
 
 std::vector<uint32_t> issue_order(WarpSchedulerPolicy policy) {
