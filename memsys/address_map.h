@@ -1,0 +1,102 @@
+#pragma once
+// Global address -> memory channel, L2 sub-partition (slice), DRAM bank, row
+// and column (papers/accel-sim.txt §II-B, volta-memory-system.txt §II).
+//
+// Bit layout, with I = l2.channel_interleave_bytes, C = dram.channels,
+// S = l2.subpartitions, L = l2.line_bytes, R = kDramRowBytes, B = dram.banks:
+//
+//   addr = chunk * I + offset                       offset < I
+//   (channel, local_chunk) = partition_hash(chunk)  a bijection, see below
+//   channel-local address  la = local_chunk * I + offset
+//   subpartition = (la / L) % S                     consecutive lines of a chunk alternate slices
+//   slice-local address    sla = (la / L / S) * L + la % L   (what the slice's cache indexes)
+//   column = (la % R) / 32                          32 B units inside the row
+//   bank   = bank_hash((la / R) % B, row)           linear: plain bits; xor: bank bits ^ each bank-wide group of row bits;
+//                                                   ipoly: GF(2) reduction of la / R (bijective per row)
+//   row    = la / (R * B)
+//
+// So the sectors of a chunk, and the chunks a channel receives one after the
+// other, share a DRAM row (row-buffer locality); the next row-sized block of a
+// channel goes to the next bank.
+//
+// Partition hash of the chunk index k, C = 2^a * m with m odd:
+//   linear: channel = k % C, local_chunk = k / C.
+//   ipoly:  c2 = k(x) mod P_a(x) (the chunk index as a GF(2) polynomial reduced
+//           by an irreducible polynomial of degree a: Rau's IPOLY, which
+//           GPGPU-Sim's ipoly_hash_function tabulates for 16/32/64 channels);
+//           the odd factor takes the plain residue: k1 = k >> a,
+//           cm = k1 % m, local_chunk = k1 / m; channel = cm * 2^a + c2.
+//           Every power-of-two stride visits all 2^a hashed values (x^j is
+//           invertible modulo an irreducible polynomial) and all m residues
+//           (2^j is coprime with m), so it spreads evenly for any C.
+//   xor:    as ipoly, with c2 = XOR of all a-bit groups of k.
+//
+// DRAM rows are taken as kDramRowBytes per bank: DramSpec has no row size (2 KB
+// is the GDDR5/GDDR6 page and an HBM2 pseudo-channel pair's page).
+#include <cstdint>
+
+#include "memsys/memory_spec.h"
+
+namespace lockstep {
+
+inline constexpr uint32_t kDramRowBytes = 2048;
+inline constexpr uint32_t kDramColumnBytes = 32;
+
+// Where an address lives in the memory system.
+struct DecodedAddress {
+  uint32_t channel = 0;       // memory partition, 0 .. dram.channels - 1
+  uint32_t subpartition = 0;  // L2 slice of the channel, 0 .. l2.subpartitions - 1
+  uint32_t bank = 0;          // DRAM bank inside the channel
+  uint32_t row = 0;           // DRAM row inside the bank
+  uint32_t column = 0;        // 32 B unit inside the row
+};
+
+// value(x) mod P(x) over GF(2), P the fixed irreducible polynomial of degree
+// `bits` (1 .. 20): a `bits`-bit result. bits = 0 gives 0.
+uint32_t ipoly_reduce(uint64_t value, uint32_t bits);
+// `bits`-bit index of `value` by a hash: linear = low bits; ipoly = ipoly_reduce;
+// xor = XOR of every `bits`-bit group of value. Each is a bijection on the low
+// bits for fixed higher bits.
+uint32_t index_hash(IndexHash hash, uint64_t value, uint32_t bits);
+
+class AddressMap {
+ public:
+  // The spec must be valid (MemorySpec::validate()).
+  explicit AddressMap(const MemorySpec& spec);
+
+  DecodedAddress decode(uint64_t addr) const;
+  uint32_t channel(uint64_t addr) const;
+  // The L2 slice serving addr: channel * l2.subpartitions + subpartition.
+  uint32_t slice(uint64_t addr) const;
+  uint32_t slices() const { return channels_ * subpartitions_; }
+
+  // Address inside the slice (channel and sub-partition removed); dense per slice.
+  uint64_t slice_local(uint64_t addr) const;
+  // Inverse of slice_local: the global address of local address `local` in slice `slice`.
+  uint64_t global(uint32_t slice, uint64_t local) const;
+
+  // Set index of slice-local line number `local_line` in a cache of 2^set_bits
+  // sets under `hash` (the L2's l2.set_hash).
+  static uint32_t l2_set(uint64_t local_line, IndexHash hash, uint32_t set_bits) {
+    return index_hash(hash, local_line, set_bits);
+  }
+
+ private:
+  // (channel, local_chunk) of chunk index k, and back.
+  void split_chunk(uint64_t chunk, uint32_t* channel, uint64_t* local_chunk) const;
+  uint64_t join_chunk(uint32_t channel, uint64_t local_chunk) const;
+  uint64_t channel_local(uint64_t addr, uint32_t* channel) const;
+
+  IndexHash partition_hash_;
+  IndexHash bank_hash_;
+  uint32_t channels_;
+  uint32_t pow2_bits_;  // a: channels = 2^a * odd_
+  uint32_t odd_;        // m
+  uint32_t subpartitions_;
+  uint32_t interleave_;
+  uint32_t line_bytes_;
+  uint32_t banks_;
+  uint32_t bank_bits_;
+};
+
+}  // namespace lockstep

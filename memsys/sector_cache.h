@@ -1,0 +1,150 @@
+#pragma once
+// The tag and state array of a sectored, set-associative cache, shared by the
+// SM's L1 data cache and the L2 slices (papers/volta-memory-system.txt §III,
+// accel-sim.txt §II-B "Sectored caches"). Tags cover a line (128 B); data
+// moves and hits in sectors (32 B). Each sector keeps a valid bit, a dirty bit
+// and a byte mask of the bytes it holds ("write-validate": a write installs
+// only its bytes, without fetching the rest of the sector). A sector is
+// readable when it is valid with every byte present.
+//
+// The array holds state only (no data, no timing): the owner decides when
+// to fill, how long a hit takes and what an eviction costs. It never
+// allocates after construction.
+//
+//   L1D: write-through, allocate on fill (streaming): probe() on a read, fill()
+//        when the sector returns, write(..., allocate=false) on a store,
+//        invalidate_all() per kernel, set_ways() when the carve-out changes.
+//   L2:  write-back, write-validate: write(..., allocate=true) on a store,
+//        fill() on DRAM data, Eviction.dirty_sectors to write back.
+//
+// Addresses are whatever byte addresses the owner indexes by (the L1 uses
+// global addresses, an L2 slice its slice-local addresses, AddressMap);
+// evictions return line addresses in that same space.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "memsys/memory_spec.h"
+
+namespace lockstep {
+
+inline constexpr uint32_t kMaxSectorsPerLine = 32;  // one bit per sector in a 32-bit mask
+inline constexpr uint32_t kMaxSectorBytes = 32;     // one bit per byte in a 32-bit byte mask
+
+enum class WritePolicy : uint8_t {
+  kWriteBack = 0,  // writes mark sectors dirty; evictions report them for write-back
+  kWriteThrough,   // the owner forwards every write; nothing is ever dirty
+};
+
+struct SectorCacheGeometry {
+  uint32_t sets = 1;                        // power of two
+  uint32_t ways = 1;                        // physical ways (the most set_ways() may enable)
+  uint32_t line_bytes = 128;                // tag granularity, power of two
+  uint32_t sector_bytes = 32;               // fill and hit granularity, power of two, <= kMaxSectorBytes
+  IndexHash set_hash = IndexHash::kLinear;  // set index from the line number (index_hash(), address_map.h)
+  WritePolicy write_policy = WritePolicy::kWriteBack;
+
+  uint32_t sectors_per_line() const { return line_bytes / sector_bytes; }
+};
+
+// What a lookup finds for the sector holding an address.
+enum class SectorState : uint8_t {
+  kHit = 0,     // line present, sector valid, every byte present: readable
+  kPartial,     // line present, sector valid but only partly written (read needs a fetch and merge)
+  kSectorMiss,  // line present, sector not valid
+  kLineMiss,    // no line with this tag in the set
+};
+
+// A line pushed out to make room. Only dirty sectors need a write-back.
+struct Eviction {
+  bool valid = false;         // a valid line was evicted
+  uint64_t line_addr = 0;     // byte address of the evicted line
+  uint32_t valid_sectors = 0;  // bit s: sector s held data
+  uint32_t dirty_sectors = 0;  // bit s: sector s must be written back (always 0 when write-through)
+  std::array<uint32_t, kMaxSectorsPerLine> byte_masks{};  // bytes present per sector
+};
+
+class SectorCache {
+ public:
+  // Throws std::invalid_argument on an impossible geometry.
+  explicit SectorCache(const SectorCacheGeometry& geometry);
+
+  const SectorCacheGeometry& geometry() const { return geometry_; }
+  uint32_t ways_in_use() const { return ways_in_use_; }
+  // Byte mask with one bit per byte of a sector (0xffffffff for 32 B sectors).
+  uint32_t full_mask() const { return full_mask_; }
+
+  uint64_t line_addr(uint64_t addr) const { return addr & ~uint64_t(geometry_.line_bytes - 1); }
+  uint64_t sector_addr(uint64_t addr) const { return addr & ~uint64_t(geometry_.sector_bytes - 1); }
+  uint32_t sector_in_line(uint64_t addr) const {
+    return uint32_t((addr & (geometry_.line_bytes - 1)) / geometry_.sector_bytes);
+  }
+  uint32_t set_of(uint64_t addr) const;
+
+  // State of the sector holding addr; no side effects.
+  SectorState probe(uint64_t addr) const;
+  // Bytes present in the sector holding addr (0 when the line or the sector is absent).
+  uint32_t byte_mask(uint64_t addr) const;
+  // Mark the line holding addr most recently used; false when the line is absent.
+  bool touch(uint64_t addr);
+
+  // Sector data arrived (allocate on fill). If the line is absent, the first
+  // invalid way of the set, else its least recently used way, is replaced and
+  // returned. The sector becomes valid with every byte present; bytes already
+  // written into it are kept (they are newer than memory), and so is its dirty bit.
+  Eviction fill(uint64_t addr);
+
+  // A store of the bytes in byte_mask to the sector holding addr
+  // (write-validate: no fetch). allocate=true: the line is allocated if absent
+  // (evicting as in fill()). allocate=false (write-through, no write-allocate):
+  // only a present line is updated; an absent line is left absent. The
+  // written bytes become present and the sector valid; dirty when write-back.
+  Eviction write(uint64_t addr, uint32_t byte_mask, bool allocate);
+
+  // Drop every line (dirty data is discarded: write-through owners only, or tests).
+  void invalidate_all();
+  // Enable the first `ways` ways of each set (1 .. geometry().ways); invalidates all lines.
+  void set_ways(uint32_t ways);
+
+  // Occupancy, for tests and statistics.
+  uint32_t valid_lines() const;
+  uint32_t valid_sectors() const;
+  uint32_t dirty_sectors() const;
+
+ private:
+  struct Line {
+    uint64_t tag = 0;        // line number (address / line_bytes)
+    uint64_t last_use = 0;   // access sequence number of the last touch (LRU)
+    uint32_t valid = 0;      // bit per sector
+    uint32_t dirty = 0;      // bit per sector
+    bool present = false;    // the way holds a line
+  };
+
+  // Way index of the line holding addr in its set, or -1.
+  int32_t find(uint32_t set, uint64_t tag) const;
+  // Way to replace in a set: first absent way, else least recently used.
+  uint32_t victim(uint32_t set) const;
+  // Install a line for addr in its set, returning what was evicted.
+  Eviction allocate(uint32_t set, uint64_t tag, uint32_t* way);
+  Line& line(uint32_t set, uint32_t way) { return lines_[std::size_t(set) * geometry_.ways + way]; }
+  const Line& line(uint32_t set, uint32_t way) const { return lines_[std::size_t(set) * geometry_.ways + way]; }
+  uint32_t* masks(uint32_t set, uint32_t way) {
+    return &byte_masks_[(std::size_t(set) * geometry_.ways + way) * sectors_per_line_];
+  }
+  const uint32_t* masks(uint32_t set, uint32_t way) const {
+    return &byte_masks_[(std::size_t(set) * geometry_.ways + way) * sectors_per_line_];
+  }
+
+  SectorCacheGeometry geometry_;
+  uint32_t ways_in_use_;
+  uint32_t sectors_per_line_;
+  uint32_t set_bits_;
+  uint32_t line_shift_;
+  uint32_t full_mask_;
+  uint64_t use_counter_ = 0;       // increases on every touch, fill and write: LRU order is call order
+  std::vector<Line> lines_;        // sets x ways
+  std::vector<uint32_t> byte_masks_;  // sets x ways x sectors_per_line
+};
+
+}  // namespace lockstep
