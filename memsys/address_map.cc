@@ -57,29 +57,24 @@ AddressMap::AddressMap(const MemorySpec& spec)
       line_bytes_(spec.l2.line_bytes),
       banks_(spec.dram.banks) {
   pow2_bits_ = uint32_t(std::countr_zero(channels_));
-  odd_ = channels_ >> pow2_bits_;
   bank_bits_ = uint32_t(std::countr_zero(banks_));
 }
 
+uint32_t AddressMap::block_hash(uint64_t block) const {
+  if (partition_hash_ == IndexHash::kLinear) return 0;
+  // The hash of the chunk index block * 2^a with its low a bits clear: for a
+  // power-of-two channel count, (r ^ block_hash) is exactly the hash of the chunk.
+  return index_hash(partition_hash_, block << pow2_bits_, pow2_bits_);
+}
+
 void AddressMap::split_chunk(uint64_t chunk, uint32_t* channel, uint64_t* local_chunk) const {
-  if (partition_hash_ == IndexHash::kLinear) {
-    *channel = uint32_t(chunk % channels_);
-    *local_chunk = chunk / channels_;
-    return;
-  }
-  const uint32_t c2 = index_hash(partition_hash_, chunk, pow2_bits_);
-  const uint64_t k1 = chunk >> pow2_bits_;
-  *channel = uint32_t(k1 % odd_) << pow2_bits_ | c2;
-  *local_chunk = k1 / odd_;
+  const uint64_t block = chunk / channels_;
+  *channel = uint32_t(chunk % channels_) ^ block_hash(block);
+  *local_chunk = block;
 }
 
 uint64_t AddressMap::join_chunk(uint32_t channel, uint64_t local_chunk) const {
-  if (partition_hash_ == IndexHash::kLinear) return local_chunk * channels_ + channel;
-  const uint32_t low_mask = (1u << pow2_bits_) - 1;
-  const uint64_t k1 = local_chunk * odd_ + (channel >> pow2_bits_);
-  // c2 = r2 ^ hash(k1 << a) for both hashes (each is linear over GF(2)); solve for r2.
-  const uint32_t r2 = (channel & low_mask) ^ index_hash(partition_hash_, k1 << pow2_bits_, pow2_bits_);
-  return k1 << pow2_bits_ | r2;
+  return local_chunk * channels_ + (channel ^ block_hash(local_chunk));
 }
 
 uint64_t AddressMap::channel_local(uint64_t addr, uint32_t* channel) const {

@@ -19,17 +19,21 @@
 // other, share a DRAM row (row-buffer locality); the next row-sized block of a
 // channel goes to the next bank.
 //
-// Partition hash of the chunk index k, C = 2^a * m with m odd:
-//   linear: channel = k % C, local_chunk = k / C.
-//   ipoly:  c2 = k(x) mod P_a(x) (the chunk index as a GF(2) polynomial reduced
-//           by an irreducible polynomial of degree a: Rau's IPOLY, which
-//           GPGPU-Sim's ipoly_hash_function tabulates for 16/32/64 channels);
-//           the odd factor takes the plain residue: k1 = k >> a,
-//           cm = k1 % m, local_chunk = k1 / m; channel = cm * 2^a + c2.
-//           Every power-of-two stride visits all 2^a hashed values (x^j is
-//           invertible modulo an irreducible polynomial) and all m residues
-//           (2^j is coprime with m), so it spreads evenly for any C.
-//   xor:    as ipoly, with c2 = XOR of all a-bit groups of k.
+// Partition hash of the chunk index k, C = 2^a * m with m odd. Chunks come in
+// blocks of C (block = k / C, the channel-local chunk); inside a block the
+// channel is the plain position, its low a bits XORed with a hash of the block:
+//   channel = (k % C) ^ H(block << a), local_chunk = block
+//   linear: H = 0 (channel = k % C).
+//   ipoly:  H(v) = v(x) mod P_a(x), v as a GF(2) polynomial reduced by an
+//           irreducible polynomial of degree a. For C = 2^a this is exactly
+//           Rau's IPOLY of the chunk index, k(x) mod P_a(x) (the hash is
+//           linear over GF(2)), as GPGPU-Sim's ipoly_hash_function tabulates
+//           for 16/32/64 channels. For other C (A100: 40 = 8 x 5) the odd
+//           factor takes the plain position (every power-of-two stride is
+//           coprime with m) and IPOLY spreads the power-of-two part.
+//   xor:    H(v) = XOR of the a-bit groups of v.
+// Every C aligned consecutive chunks cover every channel once, and every
+// power-of-two stride spreads evenly (tests/memsys/test_address_map.cc).
 //
 // DRAM rows are taken as kDramRowBytes per bank: DramSpec has no row size (2 KB
 // is the GDDR5/GDDR6 page and an HBM2 pseudo-channel pair's page).
@@ -85,13 +89,13 @@ class AddressMap {
   // (channel, local_chunk) of chunk index k, and back.
   void split_chunk(uint64_t chunk, uint32_t* channel, uint64_t* local_chunk) const;
   uint64_t join_chunk(uint32_t channel, uint64_t local_chunk) const;
+  uint32_t block_hash(uint64_t block) const;
   uint64_t channel_local(uint64_t addr, uint32_t* channel) const;
 
   IndexHash partition_hash_;
   IndexHash bank_hash_;
   uint32_t channels_;
-  uint32_t pow2_bits_;  // a: channels = 2^a * odd_
-  uint32_t odd_;        // m
+  uint32_t pow2_bits_;  // a: channels = 2^a * m, m odd
   uint32_t subpartitions_;
   uint32_t interleave_;
   uint32_t line_bytes_;

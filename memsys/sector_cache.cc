@@ -56,18 +56,30 @@ uint32_t SectorCache::victim(uint32_t set) const {
   return best;
 }
 
-Eviction SectorCache::allocate(uint32_t set, uint64_t tag, uint32_t* way) {
+Eviction SectorCache::eviction_of(uint32_t set, uint32_t way) const {
   Eviction ev;
+  const Line& l = line(set, way);
+  if (!l.present) return ev;
+  ev.valid = true;
+  ev.line_addr = l.tag << line_shift_;
+  ev.valid_sectors = l.valid;
+  ev.dirty_sectors = l.dirty;
+  const uint32_t* m = masks(set, way);
+  for (uint32_t s = 0; s < sectors_per_line_; ++s) ev.byte_masks[s] = m[s];
+  return ev;
+}
+
+Eviction SectorCache::victim_of(uint64_t addr) const {
+  const uint32_t set = set_of(addr);
+  if (find(set, addr >> line_shift_) >= 0) return Eviction{};
+  return eviction_of(set, victim(set));
+}
+
+Eviction SectorCache::allocate(uint32_t set, uint64_t tag, uint32_t* way) {
   const uint32_t w = victim(set);
+  const Eviction ev = eviction_of(set, w);
   Line& l = line(set, w);
   uint32_t* m = masks(set, w);
-  if (l.present) {
-    ev.valid = true;
-    ev.line_addr = l.tag << line_shift_;
-    ev.valid_sectors = l.valid;
-    ev.dirty_sectors = l.dirty;
-    for (uint32_t s = 0; s < sectors_per_line_; ++s) ev.byte_masks[s] = m[s];
-  }
   l = Line{};
   l.present = true;
   l.tag = tag;

@@ -88,6 +88,9 @@ class SectorCache {
   uint32_t byte_mask(uint64_t addr) const;
   // Mark the line holding addr most recently used; false when the line is absent.
   bool touch(uint64_t addr);
+  // What fill(addr) or write(addr, ..., true) would evict now, without changing
+  // anything (valid = false when the line is present or its set has a free way).
+  Eviction victim_of(uint64_t addr) const;
 
   // Sector data arrived (allocate on fill). If the line is absent, the first
   // invalid way of the set, else its least recently used way, is replaced and
@@ -127,6 +130,7 @@ class SectorCache {
   uint32_t victim(uint32_t set) const;
   // Install a line for addr in its set, returning what was evicted.
   Eviction allocate(uint32_t set, uint64_t tag, uint32_t* way);
+  Eviction eviction_of(uint32_t set, uint32_t way) const;
   Line& line(uint32_t set, uint32_t way) { return lines_[std::size_t(set) * geometry_.ways + way]; }
   const Line& line(uint32_t set, uint32_t way) const { return lines_[std::size_t(set) * geometry_.ways + way]; }
   uint32_t* masks(uint32_t set, uint32_t way) {
