@@ -4,26 +4,36 @@
 
 namespace lockstep {
 
-uint32_t count_sectors(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_bytes, uint32_t group_threads) {
+void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_bytes, uint32_t group_threads,
+              std::vector<SectorAccess>& out) {
   const uint32_t group = std::clamp(group_threads, 1u, 32u);
-  const uint32_t bytes = std::max(access_bytes, 1u);
-  uint32_t total = 0;
+  const uint32_t bytes = std::clamp(access_bytes, 1u, 128u);
   size_t next = 0;  // index into addrs
-  uint64_t sectors[32 * 2];
   for (uint32_t first = 0; first < 32; first += group) {
-    uint32_t n = 0;
+    const size_t group_begin = out.size();
     for (uint32_t lane = first; lane < std::min(first + group, 32u); ++lane) {
       if (!(mask >> lane & 1u) || next >= addrs.size()) continue;
       const uint64_t a = addrs[next++];
-      for (uint64_t s = a / kSectorBytes; s <= (a + bytes - 1) / kSectorBytes && n < 64; ++s) {
-        bool seen = false;
-        for (uint32_t i = 0; i < n && !seen; ++i) seen = sectors[i] == s;
-        if (!seen) sectors[n++] = s;
+      for (uint64_t s = a / kSectorBytes; s <= (a + bytes - 1) / kSectorBytes; ++s) {
+        // The bytes of [a, a + bytes) that fall in sector s.
+        const uint64_t lo = std::max(a, s * kSectorBytes), hi = std::min(a + bytes, (s + 1) * kSectorBytes);
+        const uint32_t span = uint32_t(hi - lo), offset = uint32_t(lo - s * kSectorBytes);
+        const uint32_t m = (span >= 32 ? 0xffffffffu : ((1u << span) - 1u)) << offset;
+        auto it = std::find_if(out.begin() + long(group_begin), out.end(), [s](const SectorAccess& x) { return x.sector == s; });
+        if (it == out.end()) {
+          out.push_back(SectorAccess{s, m});
+        } else {
+          it->byte_mask |= m;
+        }
       }
     }
-    total += n;
   }
-  return total;
+}
+
+uint32_t count_sectors(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_bytes, uint32_t group_threads) {
+  std::vector<SectorAccess> scratch;
+  coalesce(addrs, mask, access_bytes, group_threads, scratch);
+  return uint32_t(scratch.size());
 }
 
 }  // namespace lockstep

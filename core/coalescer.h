@@ -1,15 +1,28 @@
 #pragma once
-// Sub-warp coalescing: the lanes of a warp are taken in groups of N
-// consecutive threads (8 on Pascal and later, 32 on Kepler); each group's
-// accesses become one request per distinct 32 B sector it touches.
+// Sub-warp coalescing (papers/volta-memory-system.txt §III-A): the lanes of a
+// warp are taken in groups of N consecutive threads (8 on Pascal and later,
+// 32 on Kepler); each group's accesses become one request per distinct 32 B
+// sector it touches, carrying the bytes of the sector the group accesses.
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace lockstep {
 
 inline constexpr uint32_t kSectorBytes = 32;
 
-// `addrs` holds one address per active lane of `mask`, lowest lane first.
+struct SectorAccess {
+  uint64_t sector = 0;     // sector number (address / 32)
+  uint32_t byte_mask = 0;  // bytes of the sector the group touches
+};
+
+// Appends the sector requests of one warp instruction to `out`: groups in
+// lane order, sectors in first-touch order inside a group. `addrs` holds one
+// address per active lane of `mask`, lowest lane first.
+void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_bytes, uint32_t group_threads,
+              std::vector<SectorAccess>& out);
+
+// The number of sector requests coalesce() makes.
 uint32_t count_sectors(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_bytes, uint32_t group_threads);
 
 }  // namespace lockstep

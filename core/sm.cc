@@ -29,6 +29,12 @@ Sm::Sm(uint32_t id, const SmSpec& spec) : id_(id), spec_(spec) {
   icache_.resize(size_t(icache_sets_) * std::max(1u, spec.icache_ways));
 }
 
+void Sm::attach_memory(const L1dSpec& l1d, LatchedQueue<MemPacket>* to_memory, LatchedQueue<MemPacket>* from_memory) {
+  l1_ = std::make_unique<L1DataCache>(id_, l1d, spec_.unified_l1_shared_kb);
+  l1_->connect(to_memory, from_memory);
+  coalesced_.reserve(128);
+}
+
 bool Sm::can_accept(const KernelLaunch& l) const {
   if (resident_blocks_ >= l.occupancy.blocks_per_sm) return false;
   if (resident_blocks_ > 0 && current_kernel_ != l.kernel_index) return false;  // one kernel per SM at a time
@@ -40,6 +46,7 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     // New code: the instruction cache holds another kernel's lines.
     for (ICacheLine& line : icache_) line = ICacheLine();
     current_kernel_ = l.kernel_index;
+    if (l1_) l1_->start_kernel(l.occupancy.l1_kb, l.stat_slot);  // L1D is not coherent: invalidated per kernel
   }
   program_ = l.program;
   uint32_t slot = 0;
@@ -253,7 +260,7 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
       ldst_cycle_ = now;
       ldst_issued_this_cycle_ = 0;
     }
-    if (ldst_free_at_ > now || ldst_issued_this_cycle_ >= spec_.ldst_issue_per_cycle) {
+    if (ldst_free_at_ > now || ldst_issued_this_cycle_ >= spec_.ldst_issue_per_cycle || (l1_ && l1_->busy())) {
       why = StallReason::kMemory;
       return false;
     }
@@ -362,19 +369,50 @@ void Sm::execute_memory(Warp& w, uint32_t slot, const TimedInstruction& ti, cons
       ++stats_.const_requests;
       break;
     default: {
-      const uint32_t sectors = count_sectors(lanes, wi.active_mask, ti.access_bytes, spec_.coalesce_threads);
+      coalesced_.clear();
+      coalesce(lanes, wi.active_mask, ti.access_bytes, spec_.coalesce_threads, coalesced_);
+      const uint32_t sectors = uint32_t(coalesced_.size());
       const bool global = ti.space == MemSpace::kGlobal || ti.space == MemSpace::kGeneric ||
                           ti.space == MemSpace::kGlobalToShared || ti.space == MemSpace::kTexture;
-      if (ti.op == MemOp::kAtomic || ti.op == MemOp::kReduction) {
+      const bool atomic = ti.op == MemOp::kAtomic || ti.op == MemOp::kReduction;
+      const bool store = ti.op == MemOp::kStore;
+      if (atomic) {
         ++stats_.atomic_requests;
       } else if (ti.space == MemSpace::kLocal) {
         stats_.local_sectors += sectors;
-      } else if (global && ti.op == MemOp::kStore) {
+      } else if (global && store) {
         ++stats_.global_st_requests;
         stats_.global_st_sectors += sectors;
       } else if (global) {
         ++stats_.global_ld_requests;
         stats_.global_ld_sectors += sectors;
+      }
+      if (l1_ && sectors > 0) {
+        // Through the L1: the instruction completes when every sector access has.
+        uint32_t token;
+        if (free_tokens_.empty()) {
+          token = uint32_t(inflight_.size());
+          inflight_.emplace_back();
+        } else {
+          token = free_tokens_.back();
+          free_tokens_.pop_back();
+        }
+        uint32_t group = kNoGroup;
+        if (ti.space == MemSpace::kGlobalToShared) {
+          group = w.groups_closed % kCopyGroups;
+          ++w.group_pending[group];
+        }
+        inflight_[token] = InflightAccess{slot, &ti, group, sectors, now + 1};
+        const bool cached = l1d_caches(ti.space);
+        const L1Access kind = atomic ? L1Access::kAtomic
+                              : store ? L1Access::kStore
+                              : cached ? L1Access::kLoad
+                                       : L1Access::kLoadBypass;
+        l1_->begin(token, kind, global && !store && !atomic, coalesced_);
+        for (uint32_t i = 0; i < ti.num_dsts; ++i) w.pending.set(ti.dsts[i]);
+        ++w.outstanding;
+        ++w.outstanding_memory;
+        return;
       }
       break;
     }
@@ -389,6 +427,19 @@ void Sm::execute_memory(Warp& w, uint32_t slot, const TimedInstruction& ti, cons
     ++w.group_pending[group];
   }
   pending_.push(Writeback{done, wb_seq_++, slot, &ti, true, group});
+}
+
+bool Sm::l1d_caches(MemSpace space) const {
+  // Local memory and the texture / read-only path always cache in L1; global loads when l1d.cache_global.
+  return space == MemSpace::kLocal || space == MemSpace::kTexture || l1_->caches_global();
+}
+
+void Sm::access_done(uint32_t token, uint64_t cycle) {
+  InflightAccess& a = inflight_[token];
+  a.ready = std::max(a.ready, cycle);
+  if (--a.remaining > 0) return;
+  pending_.push(Writeback{a.ready, wb_seq_++, a.warp, a.inst, true, a.copy_group});
+  free_tokens_.push_back(token);
 }
 
 void Sm::writeback(uint64_t now) {
@@ -433,6 +484,7 @@ bool Sm::tick(uint64_t now) {
   if (resident_blocks_ == 0) return false;
   ++stats_.cycles_active;
   stats_.warps_active_sum += resident_warps_;
+  if (l1_) l1_->cycle(now, stats_, [this](uint32_t token, uint64_t cycle) { access_done(token, cycle); });
   writeback(now);
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) issue(sc, now);
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch(sc, now);

@@ -10,11 +10,15 @@
 //                                       accepts again at t + initiation
 //   dependents may issue at t + latency + (bank-conflict cycles)
 //   shared memory: t + shared_latency + (conflict cycles); the LD/ST unit is
-//   busy for 1 + conflict cycles; global/local/const: perfect memory at
-//   t + perfect_memory_latency.
+//   busy for 1 + conflict cycles; global/local/texture/atomics: through the
+//   L1 data cache and the memory port when one is attached (the LD/ST unit is
+//   busy while the L1 looks the instruction's sectors up, one line per
+//   cycle), else (--perfect-memory) at t + perfect_memory_latency; constant
+//   loads (no addresses in traces) at t + perfect_memory_latency.
 // The SM talks to nothing outside itself within a cycle: blocks are handed to
-// it between cycles by the GPU's block dispatcher, and its counters are read
-// after the run, so ticking SMs in any order gives the same result.
+// it between cycles by the GPU's block dispatcher, memory traffic goes
+// through its latched ports, and its counters are read between cycles, so
+// ticking SMs in any order, on any thread, gives the same result.
 #include <array>
 #include <bitset>
 #include <cstdint>
@@ -25,6 +29,7 @@
 #include <vector>
 
 #include "core/kernel_program.h"
+#include "core/l1_data_cache.h"
 #include "core/occupancy.h"
 #include "core/sm_spec.h"
 #include "core/sm_stats.h"
@@ -37,6 +42,7 @@ struct KernelLaunch {
   const KernelProgram* program = nullptr;
   Occupancy occupancy;
   uint32_t warps_per_block = 0;
+  uint8_t stat_slot = 0;  // the kernel's memory statistics slot
 };
 
 class Sm {
@@ -45,6 +51,9 @@ class Sm {
   Sm(uint32_t id, const SmSpec& spec);
 
   uint32_t id() const { return id_; }
+  // Global, local, texture and atomic accesses go through an L1 data cache and
+  // these ports (without this call: perfect memory).
+  void attach_memory(const L1dSpec& l1d, LatchedQueue<MemPacket>* to_memory, LatchedQueue<MemPacket>* from_memory);
   // Called between cycles by the dispatcher.
   bool can_accept(const KernelLaunch& launch) const;
   void accept(const KernelLaunch& launch, std::unique_ptr<BlockTrace> block, uint64_t now);
@@ -115,6 +124,10 @@ class Sm {
   void fetch(uint32_t subcore, uint64_t now);
   bool try_issue(Warp& w, uint32_t warp_slot, uint64_t now, uint32_t& units_used, StallReason& why);
   void execute_memory(Warp& w, uint32_t warp_slot, const TimedInstruction& ti, const WarpInstruction& wi, uint64_t now);
+  // Whether loads of this space allocate in the L1D.
+  bool l1d_caches(MemSpace space) const;
+  // An access the L1 reported complete (at `cycle`).
+  void access_done(uint32_t token, uint64_t cycle);
   uint32_t register_bank_extra(const TimedInstruction& ti) const;
   void finish_warp_if_done(uint32_t warp_slot);
   void retire_block(uint32_t block_slot);
@@ -143,6 +156,18 @@ class Sm {
   std::vector<std::vector<uint32_t>> candidates_;    // scratch: issue order per sub-core
 
   // LD/ST unit.
+  std::unique_ptr<L1DataCache> l1_;
+  // Memory instructions in the L1 / memory system, by token: completes when all its accesses have.
+  struct InflightAccess {
+    uint32_t warp = 0;
+    const TimedInstruction* inst = nullptr;
+    uint32_t copy_group = kNoGroup;
+    uint32_t remaining = 0;
+    uint64_t ready = 0;
+  };
+  std::vector<InflightAccess> inflight_;
+  std::vector<uint32_t> free_tokens_;
+  std::vector<SectorAccess> coalesced_;  // scratch
   uint64_t ldst_free_at_ = 0;
   uint32_t ldst_issued_this_cycle_ = 0;
   uint64_t ldst_cycle_ = UINT64_MAX;

@@ -31,6 +31,11 @@ SmStats& SmStats::operator+=(const SmStats& o) {
   global_st_requests += o.global_st_requests;
   global_st_sectors += o.global_st_sectors;
   local_sectors += o.local_sectors;
+  global_ld_hit_sectors += o.global_ld_hit_sectors;
+  l1_miss_sectors += o.l1_miss_sectors;
+  l1_fill_sectors += o.l1_fill_sectors;
+  l1_mshr_merges += o.l1_mshr_merges;
+  l1_reservation_fails += o.l1_reservation_fails;
   const_requests += o.const_requests;
   atomic_requests += o.atomic_requests;
   reg_bank_conflicts += o.reg_bank_conflicts;
@@ -55,9 +60,14 @@ void SmStats::for_each(const std::vector<std::string>& unit_names,
   visit("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", shared_bank_conflicts);
   visit("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", global_ld_requests);
   visit("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", global_ld_sectors);
+  visit("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", global_ld_hit_sectors);
   visit("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", global_st_requests);
   visit("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", global_st_sectors);
   visit("l1tex__t_sectors_pipe_lsu_mem_local.sum", local_sectors);
+  visit("lockstep__l1_miss_sectors", l1_miss_sectors);
+  visit("lockstep__l1_fill_sectors", l1_fill_sectors);
+  visit("lockstep__l1_mshr_merges", l1_mshr_merges);
+  visit("lockstep__l1_reservation_fails", l1_reservation_fails);
   visit("lockstep__const_requests", const_requests);
   visit("lockstep__atomic_requests", atomic_requests);
   visit("lockstep__register_bank_conflict_cycles", reg_bank_conflicts);

@@ -33,6 +33,11 @@ struct SmStats {
   uint64_t global_st_requests = 0;
   uint64_t global_st_sectors = 0;
   uint64_t local_sectors = 0;
+  uint64_t global_ld_hit_sectors = 0;  // global load sectors that hit in L1D
+  uint64_t l1_miss_sectors = 0;        // sectors the L1D requested from the L2 (loads)
+  uint64_t l1_fill_sectors = 0;        // sectors allocated in the L1D on fill
+  uint64_t l1_mshr_merges = 0;         // load misses merged into an outstanding sector
+  uint64_t l1_reservation_fails = 0;   // cycles the L1D could not take an access (MSHR or miss queue full)
   uint64_t const_requests = 0;
   uint64_t atomic_requests = 0;
   uint64_t reg_bank_conflicts = 0;     // extra operand-read cycles

@@ -28,6 +28,7 @@ struct MemPacket {
   uint16_t sm = 0;         // requesting SM; replies go back to it
   uint8_t stat_slot = 0;   // statistics slot of the issuing kernel (< kStatSlots)
   MemPacketType type = MemPacketType::kRead;
+  bool l1_allocate = false;  // the reply fills the requesting SM's L1 (a cached read)
 
   bool is_reply() const { return type >= MemPacketType::kReadReply; }
   // Bytes on the wire: a header, plus a sector of data for writes, atomics and data replies.

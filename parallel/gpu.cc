@@ -5,10 +5,30 @@
 
 namespace lockstep {
 
-Gpu::Gpu(const GpuSpec& spec) : spec_(spec) {
+Gpu::Gpu(const GpuSpec& spec, bool perfect_memory) : spec_(spec), clocks_(spec.clocks) {
   for (uint32_t i = 0; i < spec.sms; ++i) sms_.push_back(std::make_unique<Sm>(i, spec.sm));
+  if (!perfect_memory) {
+    // dram.extra_latency is in core cycles; the return path counts DRAM cycles.
+    const uint32_t extra = uint32_t(clocks_.cycles_in(ClockDomain::kDram, spec.memory.dram.extra_latency));
+    memory_ = std::make_unique<MemorySystem>(spec.memory, spec.sms, spec.sms_per_cluster, extra);
+    for (uint32_t i = 0; i < spec.sms; ++i)
+      sms_[i]->attach_memory(spec.memory.l1d, &memory_->request_port(i), &memory_->reply_port(i));
+  }
   cluster_order_.resize(spec.clusters());
   std::iota(cluster_order_.begin(), cluster_order_.end(), 0u);
+}
+
+Gpu::~Gpu() = default;
+
+void Gpu::run_memory_edges(uint64_t now) {
+  clocks_.memory_edges_until(now, [this](ClockDomain d, uint64_t cycle) {
+    switch (d) {
+      case ClockDomain::kIcnt: memory_->icnt_cycle(cycle); break;
+      case ClockDomain::kL2: memory_->l2_cycle(cycle); break;
+      case ClockDomain::kDram: memory_->dram_cycle(cycle); break;
+      default: break;
+    }
+  });
 }
 
 namespace {
@@ -24,6 +44,7 @@ struct RunningKernel {
   std::unique_ptr<BlockTrace> next;  // the next block to dispatch; null once all are out
   uint64_t dispatched = 0;
   uint64_t retired = 0;
+  uint8_t stat_slot = 0;
 
   void pull() {
     if (!next) next = std::make_unique<BlockTrace>();
@@ -58,6 +79,13 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     rk.launch.kernel_index = job.kernel_index;
     rk.launch.program = job.program;
     rk.launch.warps_per_block = info.warps_per_block();
+    // The lowest statistics slot no running kernel holds (at most kStatSlots run at once).
+    uint32_t used = 0;
+    for (const RunningKernel& other : running) used |= 1u << other.stat_slot;
+    while (used >> rk.stat_slot & 1u) ++rk.stat_slot;
+    rk.launch.stat_slot = rk.stat_slot;
+    if (memory_)
+      for (const MemcpyHtoD& copy : job.copies_before) memory_->copy_to_device(copy.address, copy.bytes);
     try {
       rk.launch.occupancy = compute_occupancy(spec_.sm, KernelShape{info.threads_per_block(), info.nregs, info.shmem_bytes});
     } catch (const std::invalid_argument& e) {
@@ -80,7 +108,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   auto may_launch = [&]() {
     if (next_job >= jobs.size()) return false;
     if (running.empty()) return true;
-    if (!spec_.concurrent_kernels) return false;
+    if (!spec_.concurrent_kernels || running.size() >= kStatSlots) return false;
     const uint32_t stream = m.kernels[jobs[next_job].kernel_index].cuda_stream_id;
     for (const RunningKernel& rk : running)
       if (rk.next || rk.stream == stream) return false;
@@ -108,6 +136,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   bool truncated = false;
 
   for (;; ++now) {
+    if (memory_) run_memory_edges(now);
     if (may_launch()) {
       if (!ready_since) ready_since = now;
       if (next_job == 0 || now >= *ready_since + spec_.kernel_launch_latency) {
@@ -136,6 +165,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       const uint32_t first = cluster_order_[c] * per_cluster;
       for (uint32_t s = first; s < std::min(first + per_cluster, nsms); ++s) sms_[s]->tick(now);
     }
+    if (memory_) memory_->commit_ports();
     // Retirements, in SM order, close kernels.
     for (uint32_t s = 0; s < nsms; ++s) {
       const uint32_t n = sms_[s]->take_retired_blocks();
@@ -152,6 +182,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       KernelResult& r = results[result_of_job[rk.job]];
       r.cycles = now + 1 - r.start_cycle;
       if (rk.dispatched == 0 && !rk.next) r.cycles = 0;  // a kernel without blocks
+      if (memory_) r.memory = memory_->take_stats(rk.stat_slot);
       running.erase(running.begin() + long(i));
     }
     if (running.empty() && next_job >= jobs.size()) {
@@ -210,6 +241,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       KernelResult& r = results[result_of_job[rk.job]];
       r.truncated = true;
       r.cycles = now - r.start_cycle;
+      if (memory_) r.memory = memory_->take_stats(rk.stat_slot);
     }
   clock_ = now;
   return results;

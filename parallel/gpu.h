@@ -7,6 +7,12 @@
 // cycle, so the cluster order does not matter; `shuffle_seed` permutes it
 // every cycle to prove that.
 //
+// With the memory system (not --perfect-memory) each core cycle first runs
+// the memory side's interconnect, L2 and DRAM edges that fall after the
+// previous core edge and no later than this one (parallel/clock_domains.h),
+// then the dispatcher and the SMs, then commits the SMs' memory ports. A
+// kernel's MemcpyHtoD commands run through the copy engine when it launches.
+//
 // Kernels start in trace order, the first at once, each later one
 // `kernel_launch_latency` cycles after it could start: without
 // `concurrent_kernels`, once the previous kernel finished; with it, once every
@@ -23,6 +29,9 @@
 
 #include "core/kernel_program.h"
 #include "core/sm.h"
+#include "memsys/memory_stats.h"
+#include "memsys/memory_system.h"
+#include "parallel/clock_domains.h"
 #include "frontend/trace/trace_source.h"
 #include "parallel/gpu_spec.h"
 
@@ -44,6 +53,7 @@ struct GpuRunOptions {
 struct KernelJob {
   uint32_t kernel_index = 0;
   KernelProgram* program = nullptr;  // extended as the kernel's static table grows (text traces)
+  std::vector<MemcpyHtoD> copies_before;  // host-to-device copies that precede the launch
 };
 
 struct KernelResult {
@@ -53,11 +63,15 @@ struct KernelResult {
   bool truncated = false;    // stopped by the cycle budget
   Occupancy occupancy;
   SmStats stats;             // counters of the SMs while they held this kernel's blocks
+  MemoryStats memory;        // the memory side's counters for this kernel's traffic
 };
 
 class Gpu {
  public:
-  explicit Gpu(const GpuSpec& spec);
+  // perfect_memory: global/local accesses take sm.perfect_memory_latency and
+  // no memory side is built.
+  Gpu(const GpuSpec& spec, bool perfect_memory);
+  ~Gpu();
 
   // Simulates `jobs` (in order) to completion or until the cycle budget ends.
   // Results come in job order; kernels not reached are absent.
@@ -68,8 +82,13 @@ class Gpu {
   uint64_t cycles() const { return clock_; }  // core cycles simulated so far, launch gaps included
 
  private:
+  // Memory-side edges up to core cycle `now`, in time order.
+  void run_memory_edges(uint64_t now);
+
   const GpuSpec& spec_;
   std::vector<std::unique_ptr<Sm>> sms_;
+  std::unique_ptr<MemorySystem> memory_;  // null with perfect memory
+  ClockDomains clocks_;
   std::vector<uint32_t> cluster_order_;
   uint64_t clock_ = 0;
 };

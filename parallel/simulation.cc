@@ -46,9 +46,6 @@ std::vector<uint32_t> parse_kernel_list(const std::string& text) {
 SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const SimulationOptions& options) {
   if (options.schedule != "seq")
     throw std::invalid_argument("--schedule " + options.schedule + ": only 'seq' exists in this build");
-  if (!options.perfect_memory)
-    throw std::invalid_argument(
-        "the memory system (L1D/L2/DRAM) is not modelled in this build: run with --perfect-memory");
   const auto start = std::chrono::steady_clock::now();
   const TraceManifest& m = trace.manifest();
   SimulationReport report;
@@ -57,6 +54,9 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   report.max_warps_per_sm = spec.sm.max_warps;
   for (const UnitSpec& u : spec.sm.units) report.unit_names.push_back(u.name);
   report.threads = options.threads;
+  report.perfect_memory = options.perfect_memory;
+  report.clocks = spec.clocks;
+  report.dram_channels = spec.memory.dram.channels;
   report.schedule = options.schedule;
 
   std::vector<uint32_t> selected;
@@ -91,14 +91,21 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
         "kernel " + std::to_string(info.kernel_id) + " (" + info.source_file + ")"));
     jobs.push_back(KernelJob{k, programs.back().get()});
   }
-  for (const TraceCommand& c : m.commands)
+  // Each copy runs through the copy engine when the next simulated kernel launches.
+  std::vector<MemcpyHtoD> copies;
+  size_t next_job = 0;
+  for (const TraceCommand& c : m.commands) {
     if (c.kind == TraceCommand::Kind::kMemcpy) {
-      // With perfect memory a copy has no timing effect; it is counted.
       ++report.memcpys;
       report.memcpy_bytes += c.memcpy.bytes;
+      copies.push_back(c.memcpy);
+    } else if (next_job < jobs.size() && jobs[next_job].kernel_index == c.kernel_index) {
+      jobs[next_job++].copies_before = std::move(copies);
+      copies.clear();
     }
+  }
 
-  Gpu gpu(spec);
+  Gpu gpu(spec, options.perfect_memory);
   GpuRunOptions go;
   go.shuffle_seed = options.shuffle_seed;
   go.cycle_budget = options.max_cycles;
@@ -119,6 +126,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
     k.truncated = r.truncated;
     k.occupancy = r.occupancy;
     k.stats = std::move(r.stats);
+    k.memory = r.memory;
     if (k.stats.unit_issues.size() < spec.sm.units.size()) k.stats.unit_issues.resize(spec.sm.units.size());
     report.truncated |= r.truncated;
     if (k.stats.exit_then_more && options.warn)

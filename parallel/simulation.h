@@ -9,6 +9,7 @@
 
 #include "core/occupancy.h"
 #include "core/sm_stats.h"
+#include "memsys/memory_stats.h"
 #include "frontend/trace/trace_source.h"
 #include "frontend/trace/warnings.h"
 #include "parallel/gpu_spec.h"
@@ -17,7 +18,7 @@ namespace lockstep {
 
 struct SimulationOptions {
   std::vector<uint32_t> kernel_ids;        // simulate only these kernel ids (empty: all)
-  bool perfect_memory = true;
+  bool perfect_memory = false;           // fixed-latency memory instead of L1D/L2/DRAM
   uint64_t max_cycles = 0;                 // stop the run after this many cycles (0: none)
   std::optional<uint64_t> shuffle_seed;    // --cluster-order shuffle:SEED
   uint32_t threads = 1;
@@ -35,6 +36,7 @@ struct KernelReport {
   bool truncated = false;
   Occupancy occupancy;
   SmStats stats;
+  MemoryStats memory;  // all zero with perfect memory
 };
 
 struct SimulationReport {
@@ -45,6 +47,9 @@ struct SimulationReport {
   std::vector<KernelReport> kernels;
   uint64_t memcpys = 0;
   uint64_t memcpy_bytes = 0;
+  bool perfect_memory = false;
+  ClockSpec clocks;            // for rates derived from cycle counts
+  uint32_t dram_channels = 0;
   uint64_t gpu_cycles = 0;  // the whole run's span, launch gaps and overlaps included
   bool truncated = false;
   // Run figures (not deterministic).

@@ -9,8 +9,8 @@
 namespace lockstep {
 namespace {
 
-std::vector<StatValue> derive(const SimulationReport& r, const SmStats& s, uint64_t cycles, double theoretical_occupancy,
-                              uint64_t kernels) {
+std::vector<StatValue> derive(const SimulationReport& r, const SmStats& s, const MemoryStats& m, uint64_t cycles,
+                              double theoretical_occupancy, uint64_t kernels) {
   std::vector<StatValue> out;
   auto integer = [&](const std::string& n, uint64_t v) { out.push_back({n, true, v, 0}); };
   auto real = [&](const std::string& n, double v) { out.push_back({n, false, 0, v}); };
@@ -21,6 +21,17 @@ std::vector<StatValue> derive(const SimulationReport& r, const SmStats& s, uint6
   real("sm__warps_active.avg.pct_of_peak_sustained_active",
        s.cycles_active ? 100.0 * double(s.warps_active_sum) / (double(s.cycles_active) * r.max_warps_per_sm) : 0.0);
   if (theoretical_occupancy >= 0) real("sm__maximum_warps_per_active_cycle_pct", 100.0 * theoretical_occupancy);
+  m.for_each(integer);
+  auto pct = [](uint64_t part, uint64_t whole) { return whole ? 100.0 * double(part) / double(whole) : 0.0; };
+  real("l1tex__t_sector_hit_rate.pct", pct(s.global_ld_hit_sectors, s.global_ld_sectors));
+  real("lts__t_sector_op_read_hit_rate.pct", pct(m.l2_read_hits, m.l2_read_sectors));
+  // DRAM: data-bus busy share of the elapsed DRAM cycles of all channels, and bytes per second.
+  const double seconds = r.clocks.core_mhz > 0 ? double(cycles) / (r.clocks.core_mhz * 1e6) : 0.0;
+  const double dram_cycles = seconds * r.clocks.dram_mhz * 1e6 * r.dram_channels;
+  real("dram__throughput.avg.pct_of_peak_sustained_elapsed",
+       dram_cycles > 0 ? 100.0 * double(m.dram_data_bus_cycles) / dram_cycles : 0.0);
+  real("dram__bytes.sum.per_second",
+       seconds > 0 ? double(m.dram_read_sectors + m.dram_write_sectors) * 32.0 / seconds : 0.0);
   return out;
 }
 
@@ -63,7 +74,7 @@ void json_stats(std::string& out, const std::vector<StatValue>& stats) {
 }  // namespace
 
 std::vector<StatValue> kernel_stats(const SimulationReport& r, const KernelReport& k) {
-  std::vector<StatValue> out = derive(r, k.stats, k.cycles, k.occupancy.occupancy(), 1);
+  std::vector<StatValue> out = derive(r, k.stats, k.memory, k.cycles, k.occupancy.occupancy(), 1);
   out.push_back({"launch__shared_mem_config_size", true, uint64_t(k.occupancy.carveout_kb) * 1024, 0});
   out.push_back({"lockstep__blocks_per_sm_limit", true, k.occupancy.blocks_per_sm, 0});
   return out;
@@ -71,13 +82,15 @@ std::vector<StatValue> kernel_stats(const SimulationReport& r, const KernelRepor
 
 std::vector<StatValue> total_stats(const SimulationReport& r) {
   SmStats sum;
+  MemoryStats memory;
   uint64_t cycles = 0;
   for (const KernelReport& k : r.kernels) {
     sum += k.stats;
+    memory += k.memory;
     cycles += k.cycles;
   }
   if (sum.unit_issues.size() < r.unit_names.size()) sum.unit_issues.resize(r.unit_names.size());
-  std::vector<StatValue> out = derive(r, sum, cycles, -1, r.kernels.size());
+  std::vector<StatValue> out = derive(r, sum, memory, cycles, -1, r.kernels.size());
   out.push_back({"lockstep__gpu_cycles", true, r.gpu_cycles, 0});
   out.push_back({"lockstep__memcpys", true, r.memcpys, 0});
   out.push_back({"lockstep__memcpy_bytes", true, r.memcpy_bytes, 0});
@@ -133,6 +146,24 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
   }
   std::fprintf(out, "  total: %zu kernels, %" PRIu64 " cycles, %" PRIu64 " warp instructions, IPC %.2f\n", r.kernels.size(),
                cycles, insts, cycles ? double(insts) / double(cycles) : 0.0);
+  if (!r.perfect_memory) {
+    double l1 = 0, l2 = 0, dram = 0, dram_bytes = 0;
+    uint64_t l1_sectors = 0, l2_sectors = 0;
+    for (const StatValue& v : total_stats(r)) {
+      if (v.name == "l1tex__t_sector_hit_rate.pct") l1 = v.real;
+      if (v.name == "lts__t_sector_op_read_hit_rate.pct") l2 = v.real;
+      if (v.name == "dram__throughput.avg.pct_of_peak_sustained_elapsed") dram = v.real;
+      if (v.name == "dram__bytes.sum.per_second") dram_bytes = v.real;
+      if (v.name == "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") l1_sectors = v.integer;
+      if (v.name == "lts__t_sectors_op_read.sum") l2_sectors = v.integer;
+    }
+    std::fprintf(out,
+                 "  memory: L1 global-load sectors %" PRIu64 " (hit %.1f%%), L2 read sectors %" PRIu64
+                 " (hit %.1f%%), DRAM %.1f GB/s (%.1f%% of peak)\n",
+                 l1_sectors, l1, l2_sectors, l2, dram_bytes / 1e9, dram);
+  } else {
+    std::fprintf(out, "  memory: perfect (sm.perfect_memory_latency)\n");
+  }
   std::fprintf(out, "  run: %.3f s wall, %.0f warp insts/s, %.0f cycles/s, %u thread(s), schedule %s\n", r.wall_seconds,
                r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0,
                r.wall_seconds > 0 ? double(cycles) / r.wall_seconds : 0.0, r.threads, r.schedule.c_str());

@@ -58,7 +58,7 @@ int cmd_run(const Args& args) {
       "set", po::value(&sets)->composing(), "override a config key: --set sm.max_warps=48 (repeatable)")(
       "kernels", po::value(&kernels), "simulate only these kernel ids, e.g. 1,3-5 (memcpys still apply)")(
       "stats-json", po::value(&stats_json), "write statistics as JSON to this file")(
-      "perfect-memory", po::bool_switch(&perfect), "every global/local/const access hits after a fixed latency")(
+      "perfect-memory", po::bool_switch(&perfect), "no L1D/L2/DRAM: every global/local access takes sm.perfect_memory_latency")(
       "threads", po::value(&options.threads)->default_value(1), "simulation threads")(
       "schedule", po::value(&schedule)->default_value("seq"), "cycle schedule: seq")(
       "max-cycles", po::value(&options.max_cycles)->default_value(0), "stop after this many core cycles (0: none)")(

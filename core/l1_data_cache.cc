@@ -1,0 +1,112 @@
+#include "core/l1_data_cache.h"
+
+#include <algorithm>
+
+namespace lockstep {
+
+namespace {
+SectorCacheGeometry l1_geometry(const L1dSpec& spec, uint32_t unified_kb) {
+  SectorCacheGeometry g;
+  g.sets = spec.sets;
+  // Physical ways: enough for the whole unified storage when adaptive.
+  const uint64_t set_bytes = uint64_t(spec.sets) * spec.line_bytes;
+  g.ways = spec.adaptive ? std::max<uint32_t>(spec.ways, uint32_t(uint64_t(unified_kb) * 1024 / set_bytes)) : spec.ways;
+  g.line_bytes = spec.line_bytes;
+  g.sector_bytes = spec.sector_bytes;
+  g.set_hash = IndexHash::kLinear;
+  g.write_policy = WritePolicy::kWriteThrough;
+  return g;
+}
+}  // namespace
+
+L1DataCache::L1DataCache(uint32_t sm_id, const L1dSpec& spec, uint32_t unified_kb)
+    : sm_id_(sm_id), spec_(spec), cache_(l1_geometry(spec, unified_kb)), mshr_(spec.mshr_entries, spec.mshr_max_merge) {
+  accesses_.reserve(128);
+  released_.reserve(spec.mshr_max_merge);
+}
+
+void L1DataCache::start_kernel(uint32_t l1_kb, uint8_t stat_slot) {
+  stat_slot_ = stat_slot;
+  uint32_t ways = spec_.ways;
+  if (spec_.adaptive) {
+    const uint64_t set_bytes = uint64_t(spec_.sets) * spec_.line_bytes;
+    ways = uint32_t(std::clamp<uint64_t>(uint64_t(l1_kb) * 1024 / set_bytes, 1, cache_.geometry().ways));
+  }
+  if (ways != cache_.ways_in_use()) {
+    cache_.set_ways(ways);  // invalidates
+  } else {
+    cache_.invalidate_all();
+  }
+}
+
+void L1DataCache::begin(uint32_t token, L1Access kind, bool global, std::span<const SectorAccess> accesses) {
+  accesses_.assign(accesses.begin(), accesses.end());
+  next_ = 0;
+  token_ = token;
+  kind_ = kind;
+  global_ = global;
+}
+
+bool L1DataCache::stage(MemPacketType type, uint64_t addr, uint32_t byte_mask, bool allocate) {
+  if (!to_memory_->can_stage()) return false;
+  MemPacket p;
+  p.addr = addr;
+  p.byte_mask = byte_mask;
+  p.token = token_;
+  p.sm = uint16_t(sm_id_);
+  p.stat_slot = stat_slot_;
+  p.type = type;
+  p.l1_allocate = allocate;
+  to_memory_->stage(p);
+  ++outstanding_;
+  return true;
+}
+
+bool L1DataCache::access(const SectorAccess& a, SmStats& stats, uint64_t, bool& hit) {
+  const uint64_t addr = a.sector * kSectorBytes;
+  switch (kind_) {
+    case L1Access::kLoad: {
+      if (cache_.probe(addr) == SectorState::kHit) {
+        cache_.touch(addr);
+        hit = true;
+        if (global_) ++stats.global_ld_hit_sectors;
+        return true;
+      }
+      if (mshr_.probe(addr)) {
+        if (!mshr_.merge(addr, token_)) return false;
+        ++stats.l1_mshr_merges;
+        return true;
+      }
+      if (mshr_.full() || !to_memory_->can_stage()) return false;
+      stage(MemPacketType::kRead, addr, 0, true);
+      mshr_.allocate(addr, token_);
+      ++stats.l1_miss_sectors;
+      return true;
+    }
+    case L1Access::kLoadBypass:
+      if (!stage(MemPacketType::kRead, addr, 0, false)) return false;
+      ++stats.l1_miss_sectors;
+      return true;
+    case L1Access::kStore:
+      if (!to_memory_->can_stage()) return false;
+      cache_.write(addr, a.byte_mask, false);  // update a present line; never allocate
+      stage(MemPacketType::kWrite, addr, a.byte_mask, false);
+      return true;
+    case L1Access::kAtomic:
+      return stage(MemPacketType::kAtomic, addr, a.byte_mask, false);
+  }
+  return false;
+}
+
+void L1DataCache::take_reply(const MemPacket& r, SmStats& stats) {
+  --outstanding_;
+  if (r.type == MemPacketType::kReadReply && r.l1_allocate) {
+    cache_.fill(r.addr);
+    ++stats.l1_fill_sectors;
+    mshr_.release(r.addr, released_);
+    return;
+  }
+  released_.push_back(r.token);
+}
+
+}  // namespace lockstep

@@ -1,0 +1,118 @@
+#pragma once
+// The SM's L1 data cache and its side of the memory port
+// (papers/volta-memory-system.txt §III-C, accel-sim.txt §II-B): 128 B lines
+// of 32 B sectors, streaming — a miss takes an MSHR entry, never a line; the
+// line is allocated when the data returns (allocate on fill), so misses keep
+// issuing while the data array is full. Global stores write through without
+// allocating (a present line is updated); atomics bypass it and execute at the
+// L2. Its capacity follows the kernel's shared-memory carve-out (adaptive) and
+// it is invalidated when the SM starts another kernel.
+//
+// The LD/ST unit hands it one instruction's sector accesses (from the
+// coalescer); each cycle it looks up the accesses to one 128 B line — up to
+// one sector per data bank — and reports each access's completion through a
+// callback: hits after l1d.hit_latency, misses when their reply arrives.
+// Replies are taken from the reply port, one per cycle.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/coalescer.h"
+#include "core/sm_stats.h"
+#include "memsys/latched_queue.h"
+#include "memsys/mem_packet.h"
+#include "memsys/memory_spec.h"
+#include "memsys/mshr_table.h"
+#include "memsys/sector_cache.h"
+
+namespace lockstep {
+
+// What one access asks of the L1.
+enum class L1Access : uint8_t {
+  kLoad = 0,        // cached read
+  kLoadBypass,      // read that does not allocate in L1 (l1d.cache_global = false)
+  kStore,           // write through, no write-allocate
+  kAtomic,          // executed at the L2
+};
+
+class L1DataCache {
+ public:
+  L1DataCache(uint32_t sm_id, const L1dSpec& spec, uint32_t unified_kb);
+
+  void connect(LatchedQueue<MemPacket>* to_memory, LatchedQueue<MemPacket>* from_memory) {
+    to_memory_ = to_memory;
+    from_memory_ = from_memory;
+  }
+  // A new kernel: invalidate, size the data array from its carve-out, count into its slot.
+  void start_kernel(uint32_t l1_kb, uint8_t stat_slot);
+
+  // The instruction in the LD/ST unit still has accesses to look up.
+  bool busy() const { return next_ < accesses_.size(); }
+  // Take an instruction's accesses; every one completes through the callback
+  // of cycle() with `token`. `global` marks global-space loads for the lookup-hit counter.
+  void begin(uint32_t token, L1Access kind, bool global, std::span<const SectorAccess> accesses);
+
+  // One core cycle: take one reply, then look up the head line's accesses.
+  // done(token, cycle) is called once per access when its data (or ack) is there.
+  template <typename Done>
+  void cycle(uint64_t now, SmStats& stats, Done&& done) {
+    if (from_memory_ && !from_memory_->empty()) {
+      take_reply(from_memory_->front(), stats);
+      from_memory_->pop();
+      for (uint32_t token : released_) done(token, now);
+      released_.clear();
+    }
+    if (busy()) lookup(now, stats, done);
+  }
+  bool caches_global() const { return spec_.cache_global; }
+  // Accesses waiting for replies (MSHR entries and uncached requests).
+  bool waiting() const { return outstanding_ > 0; }
+
+ private:
+  template <typename Done>
+  void lookup(uint64_t now, SmStats& stats, Done&& done);
+  // One access; false when it must wait (reservation failure).
+  bool access(const SectorAccess& a, SmStats& stats, uint64_t now, bool& hit);
+  void take_reply(const MemPacket& reply, SmStats& stats);
+  bool stage(MemPacketType type, uint64_t addr, uint32_t byte_mask, bool allocate);
+
+  const uint32_t sm_id_;
+  const L1dSpec& spec_;
+  SectorCache cache_;
+  MshrTable<uint32_t> mshr_;
+  LatchedQueue<MemPacket>* to_memory_ = nullptr;
+  LatchedQueue<MemPacket>* from_memory_ = nullptr;
+  uint8_t stat_slot_ = 0;
+  uint32_t outstanding_ = 0;
+
+  // The instruction being looked up.
+  std::vector<SectorAccess> accesses_;
+  size_t next_ = 0;
+  uint32_t token_ = 0;
+  L1Access kind_ = L1Access::kLoad;
+  bool global_ = false;
+  std::vector<uint32_t> released_;  // scratch: tokens completed by a reply
+};
+
+template <typename Done>
+void L1DataCache::lookup(uint64_t now, SmStats& stats, Done&& done) {
+  // One tag lookup per cycle: the accesses to the head access's line, one per data bank.
+  const uint64_t line = accesses_[next_].sector * kSectorBytes / spec_.line_bytes;
+  uint32_t banks_used = 0;
+  while (next_ < accesses_.size()) {
+    const SectorAccess& a = accesses_[next_];
+    if (a.sector * kSectorBytes / spec_.line_bytes != line) break;
+    const uint32_t bank = uint32_t(a.sector * kSectorBytes / spec_.bank_bytes) % spec_.banks;
+    if (banks_used >> bank & 1u) break;  // bank conflict: next cycle
+    bool hit = false;
+    if (!access(a, stats, now, hit)) {
+      ++stats.l1_reservation_fails;
+      break;
+    }
+    banks_used |= 1u << bank;
+    if (hit) done(token_, now + spec_.hit_latency);
+    ++next_;
+  }
+}
+
+}  // namespace lockstep
