@@ -159,8 +159,21 @@ void MemorySpec::validate() const {
       fail("dram.tREFI", dram.tREFI, "not more than dram.tRFC = " + std::to_string(dram.tRFC));
   }
 
+  if (dram.per_bank_refresh && dram.tREFI != 0 && dram.tREFI < dram.banks)
+    fail("dram.tREFI", dram.tREFI,
+         "per-bank refresh issues one refresh every dram.tREFI / dram.banks cycles; less than dram.banks = " +
+             std::to_string(dram.banks));
+
   // DRAM scheduling.
   at_least("dram.sched_queue", dram.sched_queue, 1);
+  if (dram.write_queue != 0) {
+    if (dram.write_high_watermark > dram.write_queue)
+      fail("dram.write_high_watermark", dram.write_high_watermark,
+           "more than dram.write_queue = " + std::to_string(dram.write_queue));
+    if (dram.write_low_watermark >= dram.write_high_watermark)
+      fail("dram.write_low_watermark", dram.write_low_watermark,
+           "not less than dram.write_high_watermark = " + std::to_string(dram.write_high_watermark));
+  }
   at_least("dram.return_queue", dram.return_queue, 1);
 }
 

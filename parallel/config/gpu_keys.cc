@@ -243,21 +243,27 @@ void dram_keys(ConfigSchema& s) {
       {"tCL", &DramSpec::tCL, "DRAM cycles, read command to first data (CAS latency)"},
       {"tWL", &DramSpec::tWL, "DRAM cycles, write command to first data"},
       {"tWR", &DramSpec::tWR, "DRAM cycles, end of write data to precharge"},
-      {"tWTR", &DramSpec::tWTR, "DRAM cycles, write to read turnaround"},
+      {"tWTR", &DramSpec::tWTR, "DRAM cycles, end of write data to read command"},
       {"tRTW", &DramSpec::tRTW, "DRAM cycles, read to write turnaround"},
       {"tRTPL", &DramSpec::tRTPL, "DRAM cycles, read to precharge"},
       {"tREFI", &DramSpec::tREFI, "DRAM cycles between refreshes (0: refresh not modelled)"},
-      {"tRFC", &DramSpec::tRFC, "DRAM cycles a refresh blocks the channel"},
+      {"tRFC", &DramSpec::tRFC, "DRAM cycles a refresh blocks the channel (one bank with dram.per_bank_refresh)"},
   };
   for (const Timing& t : kTimings) {
     s.field(std::string("dram.") + t.name, dram(t.field), t.description);
   }
+  s.field("dram.per_bank_refresh", dram(&DramSpec::per_bank_refresh),
+          "refresh one bank at a time in rotation, every dram.tREFI / dram.banks (HBM); else all banks at once");
   s.enumeration("dram.scheduler", dram(&DramSpec::scheduler),
                 "DRAM command scheduler (fr_fcfs: row hits first, then oldest)",
                 std::vector{DramScheduler::kFrFcfs, DramScheduler::kFcfs}, dram_scheduler_name);
   s.field("dram.sched_queue", dram(&DramSpec::sched_queue), "requests the scheduler considers per channel");
   s.field("dram.write_queue", dram(&DramSpec::write_queue),
           "separate write queue per channel (0: writes share dram.sched_queue)");
+  s.field("dram.write_high_watermark", dram(&DramSpec::write_high_watermark),
+          "queued writes that start a write drain (with dram.write_queue > 0)");
+  s.field("dram.write_low_watermark", dram(&DramSpec::write_low_watermark),
+          "queued writes at which a write drain stops while reads wait");
   s.field("dram.return_queue", dram(&DramSpec::return_queue), "replies buffered per channel");
   s.field("dram.dual_command_bus", dram(&DramSpec::dual_command_bus),
           "row and column commands can issue in the same cycle (HBM)");

@@ -1,0 +1,337 @@
+#include "memsys/dram_channel.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace lockstep {
+
+const char* dram_command_name(DramCommandType type) {
+  switch (type) {
+    case DramCommandType::kActivate:
+      return "ACT";
+    case DramCommandType::kPrecharge:
+      return "PRE";
+    case DramCommandType::kRead:
+      return "RD";
+    case DramCommandType::kWrite:
+      return "WR";
+    case DramCommandType::kReadAutoPrecharge:
+      return "RDA";
+    case DramCommandType::kWriteAutoPrecharge:
+      return "WRA";
+    case DramCommandType::kRefresh:
+      return "REF";
+  }
+  return "?";
+}
+
+DramChannel::DramChannel(uint32_t id, const DramSpec& spec)
+    : id_(id),
+      spec_(spec),
+      bus_cycles_(std::max<uint32_t>(1, spec.burst_length / std::max<uint32_t>(1, spec.data_rate))),
+      refresh_interval_(0),
+      refresh_cap_(0) {
+  if (spec_.banks == 0 || spec_.bank_groups == 0 || spec_.banks % spec_.bank_groups != 0)
+    throw std::invalid_argument("DramChannel: dram.bank_groups must divide dram.banks");
+  if (spec_.return_queue == 0 || spec_.sched_queue == 0)
+    throw std::invalid_argument("DramChannel: dram.sched_queue and dram.return_queue must be >= 1");
+  banks_.resize(spec_.banks);
+  next_column_in_group_.assign(spec_.bank_groups, 0);
+  bank_head_.assign(spec_.banks, -1);
+  bank_has_hit_.assign(spec_.banks, 0);
+  returns_.resize(spec_.return_queue);
+  reads_.reserve(spec_.sched_queue);
+  writes_.reserve(spec_.write_queue);
+  if (spec_.tREFI != 0) {
+    // JEDEC lets a controller owe up to 8 refreshes; per bank, one round of the rotation.
+    refresh_interval_ = spec_.per_bank_refresh ? std::max<uint32_t>(1, spec_.tREFI / spec_.banks) : spec_.tREFI;
+    refresh_cap_ = spec_.per_bank_refresh ? spec_.banks : 8;
+    refresh_due_at_ = refresh_interval_;
+  }
+}
+
+bool DramChannel::can_accept(bool write) const {
+  if (write && spec_.write_queue > 0) return writes_.size() < spec_.write_queue;
+  return reads_.size() < spec_.sched_queue;
+}
+
+void DramChannel::push(const DramRequest& r, uint64_t now) {
+  if (!can_accept(r.write)) throw std::logic_error("DramChannel::push: queue full");
+  if (r.bank >= spec_.banks) throw std::out_of_range("DramChannel::push: bank out of range");
+  Entry e{r, next_seq_++, now + 1};
+  if (r.write && spec_.write_queue > 0) {
+    writes_.push_back(e);
+  } else {
+    reads_.push_back(e);
+  }
+}
+
+bool DramChannel::has_reply() const { return return_count_ != 0 && returns_[return_head_].done <= now_; }
+
+const DramRequest& DramChannel::reply() const { return returns_[return_head_].request; }
+
+void DramChannel::pop_reply() {
+  if (!has_reply()) throw std::logic_error("DramChannel::pop_reply: no reply");
+  return_head_ = (return_head_ + 1) % returns_.size();
+  --return_count_;
+}
+
+bool DramChannel::idle() const {
+  return reads_.empty() && writes_.empty() && return_count_ == 0 && now_ + 1 >= write_data_end_;
+}
+
+uint64_t DramChannel::next_event(uint64_t now) const {
+  if (!quiet()) return now + 1;
+  uint64_t next = refresh_due_at_;
+  for (size_t i = 0; i < return_count_; ++i) {
+    const uint64_t done = returns_[(return_head_ + i) % returns_.size()].done;
+    if (done > now) {
+      next = std::min(next, done);
+      break;
+    }
+  }
+  if (write_data_end_ > now + 1) next = std::min(next, write_data_end_ - 1);
+  return std::max(next, now + 1);
+}
+
+MemoryStats DramChannel::take_stats(uint32_t slot) {
+  MemoryStats s = stats_[slot];
+  stats_[slot] = MemoryStats{};
+  return s;
+}
+
+void DramChannel::log(uint64_t now, DramCommandType type, uint32_t bank, uint32_t row) {
+  if (log_ != nullptr) log_->push_back(DramCommand{now, type, bank, row});
+}
+
+// ---------------------------------------------------------------------------
+// The cycle.
+
+void DramChannel::cycle(uint64_t now) {
+  now_ = now;
+  // Nothing queued and no refresh owed: replies become visible through now_ alone.
+  if (quiet() && now < refresh_due_at_) return;
+  note_due_refreshes(now);
+  bool row_slot_free = true;
+  if (refresh_pending_ != 0) {
+    const bool used_row_slot = refresh_step(now);
+    // An all-bank refresh stops every other command until its REF has issued.
+    if (!spec_.per_bank_refresh && refresh_pending_ != 0) return;
+    if (used_row_slot) {
+      if (!spec_.dual_command_bus) return;  // the one command of this cycle
+      row_slot_free = false;
+    }
+  }
+  if (reads_.empty() && writes_.empty()) return;
+  update_drain_mode();
+  schedule(now, row_slot_free);
+}
+
+void DramChannel::note_due_refreshes(uint64_t now) {
+  if (now < refresh_due_at_) return;
+  const uint64_t due = (now - refresh_due_at_) / refresh_interval_ + 1;
+  refresh_pending_ = uint32_t(std::min<uint64_t>(refresh_pending_ + due, refresh_cap_));
+  refresh_due_at_ += due * refresh_interval_;
+}
+
+bool DramChannel::refresh_step(uint64_t now) {
+  if (spec_.per_bank_refresh) {
+    // HBM per-bank refresh (REFSB): close the bank in rotation, then refresh it alone.
+    DramBank& bank = banks_[refresh_bank_];
+    if (bank.open) {
+      if (now < bank.next_pre) return false;
+      precharge(refresh_bank_, 0, now);
+      return true;
+    }
+    if (now < bank.next_act) return false;
+    refresh_bank(refresh_bank_, now);
+    return true;
+  }
+  // All-bank refresh: precharge open banks (lowest index first), then REF once every
+  // bank could accept an ACT (tRP after its PRE, tRC after its ACT).
+  bool all_ready = true;
+  for (uint32_t b = 0; b < spec_.banks; ++b) {
+    const DramBank& bank = banks_[b];
+    if (bank.open) {
+      if (now >= bank.next_pre) {
+        precharge(b, 0, now);
+        return true;
+      }
+      all_ready = false;
+    } else if (now < bank.next_act) {
+      all_ready = false;
+    }
+  }
+  if (!all_ready) return false;
+  refresh_all(now);
+  return true;
+}
+
+void DramChannel::update_drain_mode() {
+  if (spec_.write_queue == 0) return;  // one shared queue
+  const size_t writes = writes_.size();
+  if (writes == 0) {
+    draining_ = false;
+  } else if (reads_.empty() || writes >= spec_.write_high_watermark) {
+    draining_ = true;
+  } else if (writes <= spec_.write_low_watermark) {
+    draining_ = false;
+  }  // between the watermarks: keep the current mode
+}
+
+bool DramChannel::column_ready(const Entry& e, uint64_t now) const {
+  const DramRequest& r = e.request;
+  const DramBank& bank = banks_[r.bank];
+  if (!bank.holds(r.row)) return false;
+  if (now < next_column_ || now < next_column_in_group_[group_of(r.bank)]) return false;
+  if (r.write) return now >= bank.next_write && now >= next_channel_write_ && now + spec_.tWL >= bus_free_at_;
+  return now >= bank.next_read && now >= next_channel_read_ && now + spec_.tCL >= bus_free_at_ &&
+         return_count_ < returns_.size();
+}
+
+bool DramChannel::row_command_ready(const Entry& e, uint64_t now, DramCommandType* type) const {
+  const DramBank& bank = banks_[e.request.bank];
+  if (bank.open) {
+    *type = DramCommandType::kPrecharge;
+    return now >= bank.next_pre;
+  }
+  *type = DramCommandType::kActivate;
+  return now >= bank.next_act && now >= next_activate_;
+}
+
+void DramChannel::schedule(uint64_t now, bool row_slot_free) {
+  std::vector<Entry>& queue = draining_ ? writes_ : reads_;
+  const bool fr_fcfs = spec_.scheduler == DramScheduler::kFrFcfs;
+  // A bank owing a per-bank refresh takes no new commands.
+  const uint32_t refreshing =
+      spec_.per_bank_refresh && refresh_pending_ != 0 ? refresh_bank_ : DramCommand::kAllBanks;
+
+  // One pass in age order: each bank's oldest entry, which banks have hits, and
+  // the column command (FR-FCFS: oldest ready hit; FCFS: only the oldest entry).
+  std::fill(bank_head_.begin(), bank_head_.end(), -1);
+  std::fill(bank_has_hit_.begin(), bank_has_hit_.end(), 0);
+  int32_t column_pick = -1;
+  for (size_t i = 0; i < queue.size(); ++i) {
+    const Entry& e = queue[i];
+    if (e.ready_at > now) break;  // younger entries arrived later still
+    const uint32_t b = e.request.bank;
+    if (b == refreshing) continue;
+    if (bank_head_[b] < 0) bank_head_[b] = int32_t(i);
+    if (banks_[b].holds(e.request.row)) bank_has_hit_[b] = 1;
+    if (column_pick < 0 && (fr_fcfs || i == 0) && column_ready(e, now)) column_pick = int32_t(i);
+  }
+
+  // Row command: the oldest bank head needing a PRE or ACT that can issue now.
+  // FR-FCFS leaves a row open while queued requests hit it; FCFS only while its
+  // oldest request does.
+  int32_t row_pick = -1;
+  DramCommandType row_type = DramCommandType::kActivate;
+  const bool row_allowed = row_slot_free && (spec_.dual_command_bus || column_pick < 0);
+  if (row_allowed) {
+    for (size_t i = 0; i < queue.size(); ++i) {
+      const Entry& e = queue[i];
+      if (e.ready_at > now) break;
+      const uint32_t b = e.request.bank;
+      if (bank_head_[b] != int32_t(i)) continue;
+      if (fr_fcfs ? bank_has_hit_[b] != 0 : banks_[b].holds(e.request.row)) continue;
+      if (column_pick >= 0 && queue[column_pick].request.bank == b) continue;
+      if (row_command_ready(e, now, &row_type)) {
+        row_pick = int32_t(i);
+        break;
+      }
+    }
+  }
+
+  if (row_pick >= 0) {
+    const Entry& e = queue[row_pick];
+    if (row_type == DramCommandType::kPrecharge) {
+      precharge(e.request.bank, e.request.stat_slot, now);
+    } else {
+      activate(e, now);
+    }
+  }
+  if (column_pick >= 0) {
+    column(queue[column_pick], now);
+    queue.erase(queue.begin() + column_pick);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Commands: each applies its timing consequences.
+
+void DramChannel::activate(const Entry& e, uint64_t now) {
+  DramBank& bank = banks_[e.request.bank];
+  bank.open = true;
+  bank.row = e.request.row;
+  bank.act_owner = e.seq;
+  bank.next_read = now + spec_.tRCD;
+  bank.next_write = now + spec_.tRCDWR;
+  bank.next_pre = now + spec_.tRAS;
+  bank.next_act = now + spec_.tRC;
+  next_activate_ = now + spec_.tRRD;
+  ++stats_[e.request.stat_slot].dram_activates;
+  log(now, DramCommandType::kActivate, e.request.bank, e.request.row);
+}
+
+void DramChannel::precharge(uint32_t b, uint8_t slot, uint64_t now) {
+  DramBank& bank = banks_[b];
+  bank.open = false;
+  bank.next_act = std::max(bank.next_act, now + spec_.tRP);
+  ++stats_[slot].dram_precharges;
+  log(now, DramCommandType::kPrecharge, b, 0);
+}
+
+void DramChannel::column(const Entry& e, uint64_t now) {
+  const DramRequest& r = e.request;
+  DramBank& bank = banks_[r.bank];
+  MemoryStats& s = stats_[r.stat_slot];
+  if (e.seq != bank.act_owner) ++s.dram_row_hits;  // the row was not opened for this request
+  s.dram_data_bus_cycles += bus_cycles_;
+  next_column_ = std::max(next_column_, now + spec_.tCCD);
+  uint64_t& group_next = next_column_in_group_[group_of(r.bank)];
+  group_next = std::max(group_next, now + spec_.tCCDL);
+  if (r.write) {
+    const uint64_t data_end = now + spec_.tWL + bus_cycles_;
+    bus_free_at_ = data_end;
+    write_data_end_ = std::max(write_data_end_, data_end);
+    next_channel_read_ = std::max(next_channel_read_, data_end + spec_.tWTR);
+    bank.next_pre = std::max(bank.next_pre, data_end + spec_.tWR);
+    ++s.dram_write_sectors;
+  } else {
+    const uint64_t data_end = now + spec_.tCL + bus_cycles_;
+    bus_free_at_ = data_end;
+    next_channel_write_ = std::max(next_channel_write_, now + spec_.tRTW);
+    bank.next_pre = std::max(bank.next_pre, now + spec_.tRTPL);
+    const size_t tail = (return_head_ + return_count_) % returns_.size();
+    returns_[tail] = ReturnSlot{data_end, r};
+    ++return_count_;
+    ++s.dram_read_sectors;
+  }
+  if (spec_.page_policy == PagePolicy::kClosed) {
+    // RDA / WRA: the bank precharges itself at the first cycle tRAS and
+    // tRTPL (reads) or tWR after the write data (writes) allow.
+    bank.open = false;
+    bank.next_act = std::max(bank.next_act, bank.next_pre + spec_.tRP);
+    ++s.dram_precharges;
+    log(now, r.write ? DramCommandType::kWriteAutoPrecharge : DramCommandType::kReadAutoPrecharge, r.bank, r.row);
+  } else {
+    log(now, r.write ? DramCommandType::kWrite : DramCommandType::kRead, r.bank, r.row);
+  }
+}
+
+void DramChannel::refresh_all(uint64_t now) {
+  for (DramBank& bank : banks_) bank.next_act = now + spec_.tRFC;
+  --refresh_pending_;
+  ++stats_[0].dram_refreshes;
+  log(now, DramCommandType::kRefresh, DramCommand::kAllBanks, 0);
+}
+
+void DramChannel::refresh_bank(uint32_t b, uint64_t now) {
+  banks_[b].next_act = now + spec_.tRFC;
+  --refresh_pending_;
+  refresh_bank_ = (refresh_bank_ + 1) % spec_.banks;
+  ++stats_[0].dram_refreshes;
+  log(now, DramCommandType::kRefresh, b, 0);
+}
+
+}  // namespace lockstep

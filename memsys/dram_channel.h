@@ -1,0 +1,182 @@
+#pragma once
+// One DRAM channel (one per memory partition), stepped one DRAM command-clock
+// cycle at a time by its owner. It models the device's banks and bank groups,
+// the command and data buses, refresh, and the memory controller's request
+// queues and command scheduler, after GPGPU-Sim's dram.cc / dram_sched.cc and
+// the HBM model of Accel-Sim (accel-sim.txt §IV; volta-memory-system.txt §II:
+// dual command bus, separate read/write buffers).
+//
+// Rules (all times in DRAM command-clock cycles, spec fields in memory_spec.h):
+//  - Bank group of a bank = bank % dram.bank_groups (consecutive banks sit in
+//    different groups, so a linear bank stream alternates groups).
+//  - ACT: tRRD after any ACT (any bank), tRC after an ACT to the same bank, tRP
+//    after its PRE, tRFC after its REF. RD: tRCD after the ACT; WR: tRCDWR.
+//    PRE: tRAS after the ACT, tRTPL after a RD, tWR after the end of write data.
+//  - Column commands (RD/WR): tCCDL after a column command to the same bank
+//    group, tCCD after one to any group; a RD tWTR after the end of the last
+//    write data; a WR tRTW after the last RD. Each moves access_bytes() (32 B)
+//    in max(1, burst_length / data_rate) data-bus cycles, starting tCL (RD) or
+//    tWL (WR) after the command; bursts never overlap on the bus.
+//  - Command bus: one command per cycle, or with dram.dual_command_bus one row
+//    command (ACT/PRE/REF) and one column command (RD/WR) in the same cycle.
+//  - Refresh (tREFI > 0): all-bank (GDDR) every tREFI: new commands stop, open
+//    banks are precharged, then REF blocks every bank for tRFC. Per-bank
+//    (dram.per_bank_refresh, HBM REFSB): every tREFI / banks the next bank in
+//    rotation is precharged and refreshed for tRFC; the other banks keep working.
+//  - Scheduling: requests are considered in age order (per bank too). FR-FCFS:
+//    the oldest request whose row is open and whose column command can issue
+//    now; row commands open the row of each bank's oldest request (PRE if
+//    another row is open, then ACT), the oldest such bank first, but never close
+//    a row that queued requests still hit. FCFS: column commands strictly in
+//    arrival order (only the oldest request may read or write); row commands may
+//    prepare each bank for its oldest request ahead of time.
+//  - Queues: dram.sched_queue entries. With dram.write_queue > 0, writes wait in
+//    their own queue and are served in drains: a drain starts when the write
+//    queue holds write_high_watermark entries or no read is waiting, and stops
+//    once it is down to write_low_watermark while reads wait. Only the queue
+//    being served issues commands.
+//  - Page policy: open keeps rows open; closed issues RDA/WRA, the bank
+//    precharging itself as soon as tRAS and tRTPL (tWR) allow.
+//  - Replies: a read replies when its last data beat has arrived (RD + tCL +
+//    bus cycles), in that order; reads in flight plus replies not yet taken are
+//    bounded by dram.return_queue (no RD issues while it is full).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "memsys/dram_bank.h"
+#include "memsys/dram_request.h"
+#include "memsys/mem_packet.h"
+#include "memsys/memory_spec.h"
+#include "memsys/memory_stats.h"
+
+namespace lockstep {
+
+enum class DramCommandType : uint8_t {
+  kActivate = 0,
+  kPrecharge,
+  kRead,
+  kWrite,
+  kReadAutoPrecharge,   // RDA (closed page policy)
+  kWriteAutoPrecharge,  // WRA (closed page policy)
+  kRefresh,
+};
+const char* dram_command_name(DramCommandType type);
+
+// One command put on the command bus (for tracing and tests).
+struct DramCommand {
+  static constexpr uint32_t kAllBanks = UINT32_MAX;  // bank of an all-bank REF
+  uint64_t cycle = 0;
+  DramCommandType type = DramCommandType::kActivate;
+  uint32_t bank = 0;
+  uint32_t row = 0;  // ACT, RD, WR: the row; PRE, REF: 0
+};
+
+class DramChannel {
+ public:
+  DramChannel(uint32_t id, const DramSpec& spec);
+
+  uint32_t id() const { return id_; }
+
+  // Room in the read queue (or the write queue when dram.write_queue > 0).
+  bool can_accept(bool write) const;
+  // Enqueue a request at DRAM cycle `now`; it is schedulable from now + 1.
+  void push(const DramRequest& r, uint64_t now);
+  // One command-clock cycle: refresh, pick and issue command(s), complete data.
+  void cycle(uint64_t now);
+
+  // A read whose data burst has fully arrived, in completion order.
+  bool has_reply() const;
+  const DramRequest& reply() const;
+  void pop_reply();
+
+  // No queued request, no read in flight or waiting to be taken, no write data
+  // still on the bus (a refresh alone does not count).
+  bool idle() const;
+  // Earliest cycle after `now` at which cycle() can change anything (for
+  // fast-forwarding); UINT64_MAX when nothing ever will.
+  uint64_t next_event(uint64_t now) const;
+
+  const MemoryStats& stats(uint32_t slot) const { return stats_[slot]; }
+  MemoryStats take_stats(uint32_t slot);
+
+  // Optional trace of every command issued (nullptr: off).
+  void set_command_log(std::vector<DramCommand>* log) { log_ = log; }
+
+  uint32_t bus_cycles() const { return bus_cycles_; }  // data-bus cycles per column command
+  size_t queued_reads() const { return reads_.size(); }  // (all requests when writes share the queue)
+  size_t queued_writes() const { return writes_.size(); }
+  bool draining_writes() const { return draining_; }
+
+ private:
+  struct Entry {
+    DramRequest request;
+    uint64_t seq = 0;       // arrival order
+    uint64_t ready_at = 0;  // first cycle the scheduler may see it
+  };
+  struct ReturnSlot {
+    uint64_t done = 0;  // cycle whose cycle() makes the reply visible (last beat arrived)
+    DramRequest request;
+  };
+
+  uint32_t group_of(uint32_t bank) const { return bank % spec_.bank_groups; }
+  bool quiet() const { return reads_.empty() && writes_.empty() && refresh_pending_ == 0; }
+
+  void note_due_refreshes(uint64_t now);
+  // Returns true if a refresh command (PRE or REF) used the row command slot.
+  bool refresh_step(uint64_t now);
+  void update_drain_mode();
+  void schedule(uint64_t now, bool row_slot_free);
+
+  bool column_ready(const Entry& e, uint64_t now) const;
+  // The row command the entry's bank needs now (kActivate/kPrecharge), if legal.
+  bool row_command_ready(const Entry& e, uint64_t now, DramCommandType* type) const;
+
+  void activate(const Entry& e, uint64_t now);
+  void precharge(uint32_t bank, uint8_t slot, uint64_t now);
+  void column(const Entry& e, uint64_t now);
+  void refresh_all(uint64_t now);
+  void refresh_bank(uint32_t bank, uint64_t now);
+  void log(uint64_t now, DramCommandType type, uint32_t bank, uint32_t row);
+
+  uint32_t id_;
+  DramSpec spec_;
+  uint32_t bus_cycles_;        // max(1, burst_length / data_rate)
+  uint32_t refresh_interval_;  // cycles between REF commands (tREFI, or tREFI / banks per bank); 0: none
+  uint32_t refresh_cap_;       // refreshes that may be owed at once
+
+  std::vector<Entry> reads_;   // age order; holds writes too when dram.write_queue == 0
+  std::vector<Entry> writes_;  // age order; used when dram.write_queue > 0
+  bool draining_ = false;      // serving the write queue
+  uint64_t next_seq_ = 1;
+
+  std::vector<DramBank> banks_;
+  std::vector<uint64_t> next_column_in_group_;  // tCCDL
+  uint64_t next_column_ = 0;                    // tCCD
+  uint64_t next_activate_ = 0;                  // tRRD
+  uint64_t next_channel_read_ = 0;              // tWTR
+  uint64_t next_channel_write_ = 0;             // tRTW
+  uint64_t bus_free_at_ = 0;                    // first cycle the data bus carries no scheduled burst
+  uint64_t write_data_end_ = 0;                 // end of the last write burst
+
+  // Refresh.
+  uint64_t refresh_due_at_ = UINT64_MAX;
+  uint32_t refresh_pending_ = 0;
+  uint32_t refresh_bank_ = 0;  // next bank of the per-bank rotation
+
+  // Reads in flight, then replies waiting to be taken: one FIFO in completion order.
+  std::vector<ReturnSlot> returns_;
+  size_t return_head_ = 0;
+  size_t return_count_ = 0;
+
+  // Per-cycle scratch (sized once): each bank's oldest schedulable entry, and
+  // whether any schedulable entry hits its open row.
+  std::vector<int32_t> bank_head_;
+  std::vector<uint8_t> bank_has_hit_;
+
+  uint64_t now_ = 0;  // last cycle() seen
+  std::array<MemoryStats, kStatSlots> stats_{};
+  std::vector<DramCommand>* log_ = nullptr;
+};
+
+}  // namespace lockstep

@@ -1,0 +1,514 @@
+// One named test per DRAM channel rule (memsys/dram_channel.h), each with exact
+// command cycles on a small hand-made channel. Requests pushed at cycle t are
+// schedulable from t + 1; the rig calls cycle(1), cycle(2), ... in order.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "memsys/dram_channel.h"
+#include "memsys/memory_spec.h"
+
+namespace lockstep {
+namespace {
+
+using Cmd = DramCommandType;
+constexpr uint64_t kNever = UINT64_MAX;
+
+// 4 banks in 2 groups (group = bank % 2); 128-bit bus, burst 2 at DDR: one
+// data-bus cycle per 32 B column command. Every timing differs so each rule's
+// cycle is recognisable.
+DramSpec test_spec() {
+  DramSpec s;
+  s.type = DramType::kGddr6;
+  s.channels = 1;
+  s.bus_width_bits = 128;
+  s.burst_length = 2;
+  s.data_rate = 2;
+  s.banks = 4;
+  s.bank_groups = 2;
+  s.tCCD = 2;
+  s.tCCDL = 3;
+  s.tRRD = 4;
+  s.tRCD = 5;
+  s.tRCDWR = 3;
+  s.tRAS = 12;
+  s.tRP = 6;
+  s.tRC = 20;
+  s.tCL = 7;
+  s.tWL = 2;
+  s.tWR = 4;
+  s.tWTR = 3;
+  s.tRTW = 9;
+  s.tRTPL = 2;
+  s.tREFI = 0;
+  s.tRFC = 0;
+  s.per_bank_refresh = false;
+  s.scheduler = DramScheduler::kFrFcfs;
+  s.sched_queue = 16;
+  s.write_queue = 0;
+  s.return_queue = 16;
+  s.dual_command_bus = true;
+  s.page_policy = PagePolicy::kOpen;
+  return s;
+}
+
+DramRequest read(uint32_t bank, uint32_t row, uint8_t slot = 0) {
+  DramRequest r;
+  r.bank = bank;
+  r.row = row;
+  r.addr = (uint64_t(row) << 16) | (bank << 8);
+  r.stat_slot = slot;
+  return r;
+}
+
+DramRequest write(uint32_t bank, uint32_t row, uint8_t slot = 0) {
+  DramRequest r = read(bank, row, slot);
+  r.write = true;
+  return r;
+}
+
+// A channel, its command trace and the cycles at which replies appeared.
+class Rig {
+ public:
+  explicit Rig(const DramSpec& spec, bool take_replies = true) : channel_(0, spec), take_replies_(take_replies) {
+    MemorySpec m;
+    m.dram = spec;
+    m.validate();  // the hand-made spec is a legal config
+    channel_.set_command_log(&log_);
+  }
+
+  DramChannel& channel() { return channel_; }
+  uint64_t now() const { return now_; }
+  void push(const DramRequest& r) { channel_.push(r, now_); }
+  void run_to(uint64_t last) {
+    while (now_ < last) {
+      ++now_;
+      channel_.cycle(now_);
+      while (take_replies_ && channel_.has_reply()) {
+        reply_cycles_.push_back(now_);
+        channel_.pop_reply();
+      }
+    }
+  }
+
+  // Cycle of the nth command of `type` (to `bank`, unless any_bank), or kNever.
+  uint64_t at(Cmd type, uint32_t bank, size_t nth = 0) const {
+    for (const DramCommand& c : log_) {
+      if (c.type == type && c.bank == bank && nth-- == 0) return c.cycle;
+    }
+    return kNever;
+  }
+  std::vector<uint64_t> cycles(Cmd type) const {
+    std::vector<uint64_t> out;
+    for (const DramCommand& c : log_)
+      if (c.type == type) out.push_back(c.cycle);
+    return out;
+  }
+  size_t count(Cmd type) const { return cycles(type).size(); }
+  const std::vector<uint64_t>& reply_cycles() const { return reply_cycles_; }
+
+ private:
+  DramChannel channel_;
+  bool take_replies_;
+  std::vector<DramCommand> log_;
+  std::vector<uint64_t> reply_cycles_;
+  uint64_t now_ = 0;
+};
+
+// --- Row timing ------------------------------------------------------------
+
+TEST(DramRules, ActivateToReadWaitsTrcd) {
+  Rig rig(test_spec());
+  rig.push(read(0, 1));
+  rig.run_to(30);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 0), 1u);
+  EXPECT_EQ(rig.at(Cmd::kRead, 0), 1u + 5);  // tRCD
+}
+
+TEST(DramRules, ActivateToWriteWaitsTrcdwr) {
+  Rig rig(test_spec());
+  rig.push(write(0, 1));
+  rig.run_to(30);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 0), 1u);
+  EXPECT_EQ(rig.at(Cmd::kWrite, 0), 1u + 3);  // tRCDWR
+}
+
+TEST(DramRules, ActivatesToDifferentBanksWaitTrrd) {
+  Rig rig(test_spec());
+  rig.push(read(0, 1));
+  rig.push(read(1, 1));
+  rig.run_to(30);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 0), 1u);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 1), 1u + 4);  // tRRD
+  EXPECT_EQ(rig.at(Cmd::kRead, 1), 5u + 5);
+}
+
+// Row conflict in bank 0: ACT 1, RD 6; PRE waits tRAS (1 + 12), not tRTPL (6 + 2).
+TEST(DramRules, ActivateToPrechargeWaitsTras) {
+  Rig rig(test_spec());
+  rig.push(read(0, 1));
+  rig.push(read(0, 2));
+  rig.run_to(40);
+  EXPECT_EQ(rig.at(Cmd::kRead, 0), 6u);
+  EXPECT_EQ(rig.at(Cmd::kPrecharge, 0), 1u + 12);
+}
+
+// Same conflict: the second ACT waits tRC (1 + 20) although tRP (13 + 6 = 19) is met.
+TEST(DramRules, ActivateToActivateSameBankWaitsTrc) {
+  Rig rig(test_spec());
+  rig.push(read(0, 1));
+  rig.push(read(0, 2));
+  rig.run_to(40);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 0, 1), 1u + 20);
+  EXPECT_EQ(rig.at(Cmd::kRead, 0, 1), 21u + 5);
+}
+
+// With tRC = tRAS the second ACT waits tRP after the PRE at 13.
+TEST(DramRules, PrechargeToActivateWaitsTrp) {
+  DramSpec spec = test_spec();
+  spec.tRC = 12;
+  Rig rig(spec);
+  rig.push(read(0, 1));
+  rig.push(read(0, 2));
+  rig.run_to(40);
+  EXPECT_EQ(rig.at(Cmd::kPrecharge, 0), 13u);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 0, 1), 13u + 6);
+}
+
+// With tRAS = tRCD the PRE after the RD at 6 waits tRTPL.
+TEST(DramRules, ReadToPrechargeWaitsTrtpl) {
+  DramSpec spec = test_spec();
+  spec.tRAS = 5;
+  Rig rig(spec);
+  rig.push(read(0, 1));
+  rig.push(read(0, 2));
+  rig.run_to(40);
+  EXPECT_EQ(rig.at(Cmd::kRead, 0), 6u);
+  EXPECT_EQ(rig.at(Cmd::kPrecharge, 0), 6u + 2);
+}
+
+// WR at 4; its data occupies cycles 6 (tWL) and ends at 7; PRE waits tWR after that.
+TEST(DramRules, WriteToPrechargeWaitsTwlPlusDataPlusTwr) {
+  DramSpec spec = test_spec();
+  spec.tRAS = 5;
+  Rig rig(spec);
+  rig.push(write(0, 1));
+  rig.push(read(0, 2));
+  rig.run_to(40);
+  EXPECT_EQ(rig.at(Cmd::kWrite, 0), 4u);
+  EXPECT_EQ(rig.at(Cmd::kPrecharge, 0), 4u + 2 + 1 + 4);
+}
+
+// --- Column timing ---------------------------------------------------------
+
+// A (bank 0) RD 6; C (bank 0, same group) waits tCCDL: 9; B (bank 1, other group,
+// tRCD met at 10) waits tCCD after C: 11; D (bank 1) waits tCCDL after B: 14.
+TEST(DramRules, ColumnCommandsWaitTccdlInGroupAndTccdAcross) {
+  Rig rig(test_spec());
+  rig.push(read(0, 1));  // A
+  rig.push(read(1, 1));  // B
+  rig.push(read(0, 1));  // C
+  rig.push(read(1, 1));  // D
+  rig.run_to(40);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 1), 5u);
+  EXPECT_EQ(rig.at(Cmd::kRead, 0, 0), 6u);
+  EXPECT_EQ(rig.at(Cmd::kRead, 0, 1), 6u + 3);
+  EXPECT_EQ(rig.at(Cmd::kRead, 1, 0), 9u + 2);
+  EXPECT_EQ(rig.at(Cmd::kRead, 1, 1), 11u + 3);
+}
+
+// The reply appears once the last beat has arrived: RD + tCL + bus cycles.
+TEST(DramRules, ReadReplyAfterTclPlusBurst) {
+  Rig rig(test_spec());
+  rig.push(read(0, 1));
+  rig.run_to(13);
+  EXPECT_TRUE(rig.reply_cycles().empty());
+  rig.run_to(30);
+  ASSERT_EQ(rig.reply_cycles().size(), 1u);
+  EXPECT_EQ(rig.reply_cycles()[0], 6u + 7 + 1);
+
+  DramSpec spec = test_spec();
+  spec.bus_width_bits = 64;
+  spec.burst_length = 4;  // two data-bus cycles per 32 B
+  Rig burst(spec);
+  burst.push(read(0, 1));
+  burst.run_to(30);
+  ASSERT_EQ(burst.reply_cycles().size(), 1u);
+  EXPECT_EQ(burst.reply_cycles()[0], 6u + 7 + 2);
+  EXPECT_EQ(burst.channel().stats(0).dram_data_bus_cycles, 2u);
+}
+
+// WR at 4, data ends at 7; a later read to the open row waits tWTR: 10 (tCCDL would allow 7).
+TEST(DramRules, WriteToReadWaitsTwtrAfterWriteData) {
+  Rig rig(test_spec());
+  rig.push(write(0, 1));
+  rig.run_to(4);
+  ASSERT_EQ(rig.at(Cmd::kWrite, 0), 4u);
+  rig.push(read(0, 1));
+  rig.run_to(30);
+  EXPECT_EQ(rig.at(Cmd::kRead, 0), 4u + 2 + 1 + 3);
+}
+
+// RD at 6; a later write to the open row waits tRTW: 15 (tCCDL would allow 9).
+TEST(DramRules, ReadToWriteWaitsTrtw) {
+  Rig rig(test_spec());
+  rig.push(read(0, 1));
+  rig.run_to(6);
+  ASSERT_EQ(rig.at(Cmd::kRead, 0), 6u);
+  rig.push(write(0, 1));
+  rig.run_to(30);
+  EXPECT_EQ(rig.at(Cmd::kWrite, 0), 6u + 9);
+}
+
+// 32 row hits, two bus cycles each, tCCDL = 2: after the first RD the data bus is
+// busy every cycle until the last beat.
+TEST(DramRules, RowHitStreamKeepsDataBusFullyBusy) {
+  DramSpec spec = test_spec();
+  spec.bus_width_bits = 64;
+  spec.burst_length = 4;
+  spec.tCCD = 1;
+  spec.tCCDL = 2;
+  spec.sched_queue = 32;
+  spec.return_queue = 64;
+  Rig rig(spec);
+  for (int i = 0; i < 32; ++i) rig.push(read(0, 1, 2));
+  rig.run_to(200);
+  const std::vector<uint64_t> reads = rig.cycles(Cmd::kRead);
+  ASSERT_EQ(reads.size(), 32u);
+  ASSERT_EQ(rig.reply_cycles().size(), 32u);
+  for (size_t i = 0; i < 32; ++i) {
+    EXPECT_EQ(reads[i], 6 + 2 * i);
+    EXPECT_EQ(rig.reply_cycles()[i], 6 + 7 + 2 + 2 * i);
+  }
+  const MemoryStats& s = rig.channel().stats(2);
+  EXPECT_EQ(s.dram_data_bus_cycles, 64u);
+  // First beat at 6 + 7 = 13, last reply at 77: 64 bus cycles in 64 cycles.
+  EXPECT_EQ(rig.reply_cycles().back() - (6 + 7), s.dram_data_bus_cycles);
+  EXPECT_EQ(s.dram_read_sectors, 32u);
+  EXPECT_EQ(s.dram_activates, 1u);
+  EXPECT_EQ(s.dram_row_hits, 31u);
+  EXPECT_TRUE(rig.channel().idle());
+}
+
+// --- Command bus -------------------------------------------------------------
+
+// With tRRD = 5 the ACT for bank 1 and the RD for bank 0 both want cycle 6.
+TEST(DramRules, DualCommandBusIssuesRowAndColumnTogether) {
+  DramSpec spec = test_spec();
+  spec.tRRD = 5;
+  Rig dual(spec);
+  dual.push(read(0, 1));
+  dual.push(read(1, 1));
+  dual.run_to(30);
+  EXPECT_EQ(dual.at(Cmd::kRead, 0), 6u);
+  EXPECT_EQ(dual.at(Cmd::kActivate, 1), 6u);
+  EXPECT_EQ(dual.at(Cmd::kRead, 1), 11u);
+
+  spec.dual_command_bus = false;
+  Rig single(spec);
+  single.push(read(0, 1));
+  single.push(read(1, 1));
+  single.run_to(30);
+  EXPECT_EQ(single.at(Cmd::kRead, 0), 6u);  // the row hit goes first
+  EXPECT_EQ(single.at(Cmd::kActivate, 1), 7u);
+  EXPECT_EQ(single.at(Cmd::kRead, 1), 12u);
+}
+
+// --- Scheduling ----------------------------------------------------------------
+
+// Row 1 of bank 0 is open (A). B (row 2) then C (row 1) arrive at 10.
+// FR-FCFS: C hits at 11, B precharges at 13 (tRAS), ACT 21 (tRC), RD 26.
+// FCFS: B first (PRE 13, ACT 21, RD 26), then C reopens row 1: PRE 33, ACT 41, RD 46.
+TEST(DramRules, FrFcfsServesYoungerRowHitBeforeOlderMiss) {
+  Rig rig(test_spec());
+  rig.push(read(0, 1));
+  rig.run_to(10);
+  rig.push(read(0, 2));
+  rig.push(read(0, 1));
+  rig.run_to(60);
+  EXPECT_EQ(rig.at(Cmd::kRead, 0, 1), 11u);  // C
+  EXPECT_EQ(rig.at(Cmd::kPrecharge, 0), 13u);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 0, 1), 21u);
+  EXPECT_EQ(rig.at(Cmd::kRead, 0, 2), 26u);  // B
+  EXPECT_EQ(rig.channel().stats(0).dram_row_hits, 1u);
+  EXPECT_EQ(rig.channel().stats(0).dram_activates, 2u);
+}
+
+TEST(DramRules, FcfsServesStrictlyInArrivalOrder) {
+  DramSpec spec = test_spec();
+  spec.scheduler = DramScheduler::kFcfs;
+  Rig rig(spec);
+  rig.push(read(0, 1));
+  rig.run_to(10);
+  rig.push(read(0, 2));
+  rig.push(read(0, 1));
+  rig.run_to(60);
+  EXPECT_EQ(rig.at(Cmd::kPrecharge, 0, 0), 13u);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 0, 1), 21u);
+  EXPECT_EQ(rig.at(Cmd::kRead, 0, 1), 26u);  // B
+  EXPECT_EQ(rig.at(Cmd::kPrecharge, 0, 1), 21u + 12);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 0, 2), 21u + 20);
+  EXPECT_EQ(rig.at(Cmd::kRead, 0, 2), 41u + 5);  // C
+  EXPECT_EQ(rig.channel().stats(0).dram_row_hits, 0u);
+  EXPECT_EQ(rig.channel().stats(0).dram_activates, 3u);
+  EXPECT_EQ(rig.channel().stats(0).dram_precharges, 2u);
+}
+
+// Write queue of 4, drain from 3 down to 1. Eight reads (bank 0) and three writes
+// (bank 1) arrive together: the drain writes two (WR 4, 7), reads take over (RD 13
+// .. 34, every tCCDL), and the last write waits until no read is left (tRTW: 43).
+TEST(DramRules, WritesDrainBetweenWatermarks) {
+  DramSpec spec = test_spec();
+  spec.write_queue = 4;
+  spec.write_high_watermark = 3;
+  spec.write_low_watermark = 1;
+  Rig rig(spec);
+  for (int i = 0; i < 8; ++i) rig.push(read(0, 1));
+  for (int i = 0; i < 3; ++i) rig.push(write(1, 1));
+  EXPECT_EQ(rig.channel().queued_writes(), 3u);
+  EXPECT_TRUE(rig.channel().can_accept(true));
+  rig.run_to(80);
+  EXPECT_EQ(rig.cycles(Cmd::kWrite), (std::vector<uint64_t>{4, 7, 34 + 9}));
+  const std::vector<uint64_t> reads = rig.cycles(Cmd::kRead);
+  ASSERT_EQ(reads.size(), 8u);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 0), 8u);  // the read mode starts when 1 write is left
+  EXPECT_EQ(reads.front(), 13u);
+  EXPECT_EQ(reads.back(), 13u + 7 * 3);
+  EXPECT_TRUE(rig.channel().idle());
+}
+
+// Below the high watermark, writes wait while reads are queued.
+TEST(DramRules, WritesBelowHighWatermarkWaitForReads) {
+  DramSpec spec = test_spec();
+  spec.write_queue = 4;
+  spec.write_high_watermark = 3;
+  spec.write_low_watermark = 1;
+  Rig rig(spec);
+  rig.push(write(1, 1));
+  rig.push(read(0, 1));
+  rig.push(read(0, 1));
+  rig.run_to(40);
+  EXPECT_EQ(rig.cycles(Cmd::kRead), (std::vector<uint64_t>{6, 9}));
+  EXPECT_EQ(rig.at(Cmd::kActivate, 1), 10u);   // the drain starts once no read waits
+  EXPECT_EQ(rig.at(Cmd::kWrite, 1), 9u + 9);   // tRTW after the last RD
+}
+
+// --- Page policy and return queue -------------------------------------------
+
+// Closed page: RDA at 6 precharges at 13 (tRAS); the second access to the same row
+// activates again at 21 (tRC), where the open policy would hit at 9.
+TEST(DramRules, ClosedPagePolicyPrechargesAfterEachAccess) {
+  DramSpec spec = test_spec();
+  spec.page_policy = PagePolicy::kClosed;
+  Rig rig(spec);
+  rig.push(read(0, 1, 1));
+  rig.push(read(0, 1, 1));
+  rig.run_to(50);
+  EXPECT_EQ(rig.cycles(Cmd::kReadAutoPrecharge), (std::vector<uint64_t>{6, 26}));
+  EXPECT_EQ(rig.cycles(Cmd::kActivate), (std::vector<uint64_t>{1, 21}));
+  const MemoryStats& s = rig.channel().stats(1);
+  EXPECT_EQ(s.dram_precharges, 2u);
+  EXPECT_EQ(s.dram_row_hits, 0u);
+
+  spec.page_policy = PagePolicy::kOpen;
+  Rig open(spec);
+  open.push(read(0, 1, 1));
+  open.push(read(0, 1, 1));
+  open.run_to(50);
+  EXPECT_EQ(open.cycles(Cmd::kRead), (std::vector<uint64_t>{6, 9}));
+  EXPECT_EQ(open.channel().stats(1).dram_precharges, 0u);
+  EXPECT_EQ(open.channel().stats(1).dram_row_hits, 1u);
+}
+
+// Return queue of 2: two reads issue (6, 9); the rest wait until a reply is taken.
+TEST(DramRules, FullReturnQueueStopsReads) {
+  DramSpec spec = test_spec();
+  spec.return_queue = 2;
+  Rig rig(spec, /*take_replies=*/false);
+  for (int i = 0; i < 4; ++i) rig.push(read(0, 1));
+  rig.run_to(40);
+  EXPECT_EQ(rig.cycles(Cmd::kRead), (std::vector<uint64_t>{6, 9}));
+  ASSERT_TRUE(rig.channel().has_reply());
+  rig.channel().pop_reply();
+  rig.run_to(60);
+  EXPECT_EQ(rig.cycles(Cmd::kRead), (std::vector<uint64_t>{6, 9, 41}));
+  EXPECT_FALSE(rig.channel().idle());
+}
+
+// --- Refresh -------------------------------------------------------------------
+
+// All-bank refresh every 50 cycles for 10: at 50 bank 0 is precharged, REF at 56
+// (tRP), and a read to bank 1 arriving at 51 waits until 66. At 100 the open bank 1
+// is precharged again and REF follows at 106.
+TEST(DramRules, AllBankRefreshClosesAndBlocksEveryBank) {
+  DramSpec spec = test_spec();
+  spec.tREFI = 50;
+  spec.tRFC = 10;
+  Rig rig(spec);
+  rig.push(read(0, 1));
+  rig.run_to(51);
+  rig.push(read(1, 1));
+  rig.run_to(120);
+  EXPECT_EQ(rig.at(Cmd::kPrecharge, 0), 50u);
+  EXPECT_EQ(rig.at(Cmd::kRefresh, DramCommand::kAllBanks, 0), 56u);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 1), 56u + 10);
+  EXPECT_EQ(rig.at(Cmd::kRead, 1), 66u + 5);
+  EXPECT_EQ(rig.at(Cmd::kPrecharge, 1), 100u);
+  EXPECT_EQ(rig.at(Cmd::kRefresh, DramCommand::kAllBanks, 1), 106u);
+  EXPECT_EQ(rig.channel().stats(0).dram_refreshes, 2u);
+  EXPECT_TRUE(rig.channel().idle());  // a refresh alone does not count
+}
+
+// Per-bank refresh, tREFI 40 over 4 banks: one bank every 10 cycles, each blocked
+// for 8. Bank 0 refreshes at 10, so its read waits until 18 while bank 2 activates
+// at 11; bank 1 (closed) refreshes on time at 20; bank 2 (open) is precharged at 30
+// and refreshed at 36 (tRP).
+TEST(DramRules, PerBankRefreshRotatesAndBlocksOneBank) {
+  DramSpec spec = test_spec();
+  spec.type = DramType::kHbm2;
+  spec.tREFI = 40;
+  spec.tRFC = 8;
+  spec.per_bank_refresh = true;
+  Rig rig(spec);
+  rig.run_to(10);
+  rig.push(read(0, 1));
+  rig.push(read(2, 1));
+  rig.run_to(60);
+  EXPECT_EQ(rig.at(Cmd::kRefresh, 0, 0), 10u);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 2), 11u);
+  EXPECT_EQ(rig.at(Cmd::kActivate, 0), 10u + 8);
+  EXPECT_EQ(rig.at(Cmd::kRefresh, 1), 20u);
+  EXPECT_EQ(rig.at(Cmd::kPrecharge, 2), 30u);
+  EXPECT_EQ(rig.at(Cmd::kRefresh, 2), 36u);
+  EXPECT_EQ(rig.at(Cmd::kRefresh, 3), 40u);
+  EXPECT_EQ(rig.at(Cmd::kPrecharge, 0), 50u);
+  EXPECT_EQ(rig.at(Cmd::kRefresh, 0, 1), 56u);
+  EXPECT_EQ(rig.channel().stats(0).dram_refreshes, 6u);
+}
+
+// --- Spec validation ----------------------------------------------------------
+
+TEST(DramRules, WriteWatermarksAreValidated) {
+  MemorySpec m;
+  m.dram.write_queue = 8;
+  m.dram.write_high_watermark = 6;
+  m.dram.write_low_watermark = 2;
+  EXPECT_NO_THROW(m.validate());
+  m.dram.write_high_watermark = 9;
+  EXPECT_THROW(m.validate(), std::invalid_argument);
+  m.dram.write_high_watermark = 6;
+  m.dram.write_low_watermark = 6;
+  EXPECT_THROW(m.validate(), std::invalid_argument);
+  m.dram.write_queue = 0;  // no separate write queue: the watermarks are unused
+  EXPECT_NO_THROW(m.validate());
+  m.dram.burst_length = 0;
+  EXPECT_THROW(m.validate(), std::invalid_argument);
+  m.dram.burst_length = 2;
+  m.dram.bank_groups = 3;
+  EXPECT_THROW(m.validate(), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace lockstep
