@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/spec_check.h"
+#include "memsys/mem_packet.h"
 
 namespace lockstep {
 namespace {
@@ -113,8 +114,10 @@ void MemorySpec::validate() const {
   // Interconnect.
   at_least("icnt.flit_bytes", icnt.flit_bytes, 1);
   at_least("icnt.latency", icnt.latency, 1);
-  at_least("icnt.in_buffer", icnt.in_buffer, 1);
-  at_least("icnt.out_buffer", icnt.out_buffer, 1);
+  // A crossbar port buffers whole packets; the largest is a header plus a sector.
+  const uint32_t packet_flits = (kPacketHeaderBytes + kPacketSectorBytes + icnt.flit_bytes - 1) / icnt.flit_bytes;
+  at_least("icnt.in_buffer", icnt.in_buffer, packet_flits);
+  at_least("icnt.out_buffer", icnt.out_buffer, packet_flits);
   at_least("icnt.sm_ejection_buffer", icnt.sm_ejection_buffer, 1);
   at_least("icnt.ldst_response_buffer", icnt.ldst_response_buffer, 1);
 

@@ -14,6 +14,11 @@ constexpr Workload kWorkloads[] = {
      generate_graph},
     {"reduce", "shared-memory tree reduction, one RED per block, last block finishes with ATOMG ticket",
      generate_reduce},
+    {"stream_copy", "bandwidth: float4 copy dst = src, grid-stride, coalesced, each element once (DRAM-bound when large)",
+     generate_stream_copy},
+    {"l2_read", "bandwidth: float4 loads rotating over a 1 MB buffer, > L1D and < L2 (L2-bound)", generate_l2_read},
+    {"l1_read", "bandwidth: float4 loads re-reading 16 KB per block, L1D-resident after one pass (L1-bound)",
+     generate_l1_read},
 };
 
 }  // namespace

@@ -20,6 +20,9 @@ void generate_stencil2d(TraceBuilder& trace);
 void generate_gemm(TraceBuilder& trace);
 void generate_graph(TraceBuilder& trace);
 void generate_reduce(TraceBuilder& trace);
+void generate_stream_copy(TraceBuilder& trace);
+void generate_l2_read(TraceBuilder& trace);
+void generate_l1_read(TraceBuilder& trace);
 
 // Every workload, in the order `lockstep gen --help` lists them.
 std::span<const Workload> workloads();
