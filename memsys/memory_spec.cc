@@ -110,6 +110,7 @@ void MemorySpec::validate() const {
   at_least("l2.l2_to_dram_queue", l2.l2_to_dram_queue, 1);
   at_least("l2.dram_to_l2_queue", l2.dram_to_l2_queue, 1);
   at_least("l2.l2_to_icnt_queue", l2.l2_to_icnt_queue, 1);
+  at_least("l2.atomic_latency", l2.atomic_latency, 1);
 
   // Interconnect.
   at_least("icnt.flit_bytes", icnt.flit_bytes, 1);

@@ -62,6 +62,7 @@ struct L2Spec {
   uint32_t l2_to_dram_queue = 64;                // slice misses waiting for the DRAM scheduler
   uint32_t dram_to_l2_queue = 64;                // DRAM replies waiting to fill the slice
   uint32_t l2_to_icnt_queue = 64;                // replies waiting for the interconnect
+  uint32_t atomic_latency = 4;                   // L2 cycles the atomic unit takes once the sector is readable
 
   uint64_t slice_bytes() const { return uint64_t(sets) * ways * line_bytes; }
 };

@@ -202,6 +202,8 @@ void l2_keys(ConfigSchema& s) {
   s.field("l2.l2_to_dram_queue", l2(&L2Spec::l2_to_dram_queue), "slice misses waiting for the DRAM scheduler");
   s.field("l2.dram_to_l2_queue", l2(&L2Spec::dram_to_l2_queue), "DRAM replies waiting to fill a slice");
   s.field("l2.l2_to_icnt_queue", l2(&L2Spec::l2_to_icnt_queue), "replies waiting for the interconnect");
+  s.field("l2.atomic_latency", l2(&L2Spec::atomic_latency),
+          "L2 cycles the atomic unit takes once the sector is readable");
 }
 
 void icnt_keys(ConfigSchema& s) {
