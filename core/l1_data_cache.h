@@ -64,6 +64,8 @@ class L1DataCache {
     }
     if (busy()) lookup(now, stats, done);
   }
+  // Anything to do this cycle: a reply to take or accesses to look up.
+  bool has_work() const { return busy() || (from_memory_ && !from_memory_->empty()); }
   bool caches_global() const { return spec_.cache_global; }
   // Accesses waiting for replies (MSHR entries and uncached requests).
   bool waiting() const { return outstanding_ > 0; }

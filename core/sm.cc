@@ -23,6 +23,7 @@ Sm::Sm(uint32_t id, const SmSpec& spec) : id_(id), spec_(spec) {
   last_issued_.assign(spec.subcores, UINT32_MAX);
   last_fetched_.assign(spec.subcores, UINT32_MAX);
   candidates_.resize(spec.subcores);
+  last_stall_.assign(spec.subcores, StallReason::kIdle);
   stats_.unit_issues.assign(spec.units.size(), 0);
   const uint32_t lines = std::max(1u, spec.icache_kb * 1024 / std::max(1u, spec.icache_line_bytes));
   icache_sets_ = std::max(1u, lines / std::max(1u, spec.icache_ways));
@@ -49,6 +50,7 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     if (l1_) l1_->start_kernel(l.occupancy.l1_kb, l.stat_slot);  // L1D is not coherent: invalidated per kernel
   }
   program_ = l.program;
+  sleep_until_ = 0;
   uint32_t slot = 0;
   while (blocks_[slot].active) ++slot;
   Block& b = blocks_[slot];
@@ -124,14 +126,15 @@ void Sm::fetch(uint32_t sc, uint64_t now) {
   // sub-core's slots, fill their instruction buffers; a miss ends the cycle.
   const uint32_t per = (spec_.max_warps - sc + spec_.subcores - 1) / spec_.subcores;
   uint32_t fetched = 0;
-  for (uint32_t i = 0; i < per && fetched < spec_.fetch_per_cycle; ++i) {
-    const uint32_t idx = (last_fetched_[sc] + 1 + i) % per;
-    const uint32_t slot = sc + idx * spec_.subcores;
-    Warp& w = warps_[slot];
-    if (!w.active || w.fetch_blocked_until > now) continue;
+  uint32_t idx = last_fetched_[sc] == UINT32_MAX ? 0 : last_fetched_[sc] + 1;
+  for (uint32_t i = 0; i < per && fetched < spec_.fetch_per_cycle; ++i, ++idx) {
+    if (idx >= per) idx -= per;
+    Warp& w = warps_[sc + idx * spec_.subcores];
+    if (!w.active || w.next_fetch - w.next_issue >= spec_.ibuffer_entries || w.fetch_blocked_until > now) continue;
     const uint32_t size = uint32_t(w.trace->insts.size());
-    if (w.next_fetch >= size || w.next_fetch - w.next_issue >= spec_.ibuffer_entries) continue;
+    if (w.next_fetch >= size) continue;
     last_fetched_[sc] = idx;
+    ++fetch_attempts_;
     // The I-cache line of the next instruction; the buffer then fills with as many as fit.
     uint64_t ready = now;
     const uint64_t pc_line = (*program_)[w.trace->insts[w.next_fetch].static_id].pc / spec_.icache_line_bytes;
@@ -226,11 +229,13 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
   for (uint32_t i = 0; i < ti.num_srcs; ++i)
     if (w.pending[ti.srcs[i]]) {
       why = StallReason::kScoreboard;
+      w.scoreboard_blocked = true;
       return false;
     }
   for (uint32_t i = 0; i < ti.num_dsts; ++i)
     if (w.pending[ti.dsts[i]]) {
       why = StallReason::kScoreboard;
+      w.scoreboard_blocked = true;
       return false;
     }
   const uint32_t sc = slot % spec_.subcores;
@@ -439,6 +444,7 @@ void Sm::access_done(uint32_t token, uint64_t cycle) {
   a.ready = std::max(a.ready, cycle);
   if (--a.remaining > 0) return;
   pending_.push(Writeback{a.ready, wb_seq_++, a.warp, a.inst, true, a.copy_group});
+  sleep_until_ = std::min(sleep_until_, a.ready);  // a new timed event
   free_tokens_.push_back(token);
 }
 
@@ -448,6 +454,7 @@ void Sm::writeback(uint64_t now) {
     pending_.pop();
     Warp& w = warps_[wb.warp];
     for (uint32_t i = 0; i < wb.inst->num_dsts; ++i) w.pending.reset(wb.inst->dsts[i]);
+    w.scoreboard_blocked = false;
     --w.outstanding;
     if (wb.memory) --w.outstanding_memory;
     if (wb.copy_group != kNoGroup) --w.group_pending[wb.copy_group];
@@ -456,39 +463,86 @@ void Sm::writeback(uint64_t now) {
 }
 
 void Sm::issue(uint32_t sc, uint64_t now) {
-  order_candidates(sc);
-  const std::vector<uint32_t>& c = candidates_[sc];
-  if (c.empty()) {
-    ++stats_.stalls[size_t(StallReason::kIdle)];
-    return;
-  }
-  uint32_t issued = 0, units_used = 0;
+  uint32_t issued = 0, units_used = 0, considered = 0;
   StallReason first_reason = StallReason::kIdle;
   bool have_reason = false;
-  for (uint32_t slot : c) {
-    if (issued >= spec_.issue_width) break;
+  // Offers warp `slot` the issue slot; false once the scheduler is done for the cycle.
+  auto offer = [&](uint32_t slot) {
+    if (issued >= spec_.issue_width) return false;
     Warp& w = warps_[slot];
-    if (!w.active) continue;
+    if (!w.active) return true;
+    ++considered;
     StallReason why = StallReason::kIdle;
-    if (try_issue(w, slot, now, units_used, why)) {
+    if (w.scoreboard_blocked && !w.at_barrier && w.next_issue < w.next_fetch && w.fetch_ready <= now) {
+      // Same outcome as try_issue without re-reading the instruction.
+      why = StallReason::kScoreboard;
+    } else if (try_issue(w, slot, now, units_used, why)) {
       ++issued;
-    } else if (!have_reason) {
+      return true;
+    }
+    if (!have_reason) {
       first_reason = why;
       have_reason = true;
     }
+    return true;
+  };
+  if (spec_.scheduler == WarpSchedulerPolicy::kLrr) {
+    // Loose round robin: the sub-core's slots in order, starting after the last issuer.
+    const uint32_t per = (spec_.max_warps - sc + spec_.subcores - 1) / spec_.subcores;
+    const uint32_t last = last_issued_[sc];
+    uint32_t k = last == UINT32_MAX ? 0 : (last - sc) / spec_.subcores + 1;
+    for (uint32_t i = 0; i < per; ++i, ++k) {
+      if (k >= per) k = 0;
+      if (!offer(sc + k * spec_.subcores)) break;
+    }
+  } else {
+    order_candidates(sc);
+    for (uint32_t slot : candidates_[sc])
+      if (!offer(slot)) break;
   }
+  if (considered == 0) first_reason = StallReason::kIdle;
   if (issued == 0) ++stats_.stalls[size_t(first_reason)];
+  last_stall_[sc] = first_reason;
 }
 
 bool Sm::tick(uint64_t now) {
   if (resident_blocks_ == 0) return false;
   ++stats_.cycles_active;
   stats_.warps_active_sum += resident_warps_;
-  if (l1_) l1_->cycle(now, stats_, [this](uint32_t token, uint64_t cycle) { access_done(token, cycle); });
+  if (l1_ && l1_->has_work()) l1_->cycle(now, stats_, [this](uint32_t token, uint64_t cycle) { access_done(token, cycle); });
+  const bool wrote_back = !pending_.empty() && pending_.top().cycle <= now;
   writeback(now);
+  const bool l1_busy = l1_ && l1_->busy();
+  if (!wrote_back && now < sleep_until_ && l1_busy == l1_busy_when_slept_) {
+    // Issue and fetch would repeat the last evaluated cycle exactly: repeat its stalls.
+    for (uint32_t sc = 0; sc < spec_.subcores; ++sc) ++stats_.stalls[size_t(last_stall_[sc])];
+    return true;
+  }
+  const uint64_t issued_before = stats_.warp_insts, fetches_before = fetch_attempts_;
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) issue(sc, now);
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch(sc, now);
+  const bool changed = stats_.warp_insts != issued_before || fetch_attempts_ != fetches_before;
+  sleep_until_ = changed || !spec_.gating ? 0 : next_timed_event(now);
+  l1_busy_when_slept_ = l1_ && l1_->busy();
   return true;
+}
+
+uint64_t Sm::next_timed_event(uint64_t now) const {
+  uint64_t next = pending_.empty() ? UINT64_MAX : pending_.top().cycle;
+  auto later = [&](uint64_t t) {
+    if (t > now && t < next) next = t;
+  };
+  for (const Warp& w : warps_)
+    if (w.active) {
+      later(w.fetch_blocked_until);
+      later(w.fetch_ready);
+    }
+  for (const auto& pipes : unit_free_at_)
+    for (uint64_t t : pipes) later(t);
+  for (const auto& collectors : collector_free_at_)
+    for (uint64_t t : collectors) later(t);
+  later(ldst_free_at_);
+  return next;
 }
 
 SmStats Sm::take_stats() {

@@ -96,6 +96,9 @@ class Sm {
     std::array<uint16_t, kCopyGroups> group_pending{};
     bool at_barrier = false;
     bool waiting_membar = false;
+    // The next instruction waits on the scoreboard: nothing to check until a
+    // result of this warp is written back (the only event that clears a bit).
+    bool scoreboard_blocked = false;
     bool saw_full_exit = false;
     uint64_t age = 0;             // launch order, for GTO
     std::bitset<kNumScoreboardRegs> pending;
@@ -180,6 +183,17 @@ class Sm {
   };
   std::vector<ICacheLine> icache_;
   uint32_t icache_sets_ = 1;
+
+  // Simulation gating: after a cycle in which issue and fetch changed nothing,
+  // they would repeat that cycle exactly until a result is written back, the
+  // L1 finishes (or starts) an instruction's lookups, or a timed event
+  // (writeback, fetch, unit or LD/ST availability) comes due; until then
+  // only the same stall counters are added.
+  uint64_t sleep_until_ = 0;
+  bool l1_busy_when_slept_ = false;
+  std::vector<StallReason> last_stall_;  // per sub-core, this cycle's stall reason
+  uint64_t fetch_attempts_ = 0;
+  uint64_t next_timed_event(uint64_t now) const;
 
   std::priority_queue<Writeback, std::vector<Writeback>, std::greater<Writeback>> pending_;
   uint64_t wb_seq_ = 0;

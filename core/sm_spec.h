@@ -62,6 +62,7 @@ struct SmSpec {
   uint32_t perfect_memory_latency = 20; // global/local/const latency with --perfect-memory
 
   uint32_t branch_latency = 4;          // used when no BRANCH unit is declared
+  bool gating = true;                   // skip cycles that provably repeat the last one (simulation speed only)
   std::vector<UnitSpec> units;          // declared unit classes, in config order
 
   uint32_t warps_per_subcore() const { return (max_warps + subcores - 1) / subcores; }

@@ -118,9 +118,11 @@ void sm_keys(ConfigSchema& s) {
   s.field("sm.coalesce_threads", sm(&SmSpec::coalesce_threads),
           "threads per coalescing group; each group's accesses merge into sectors");
   s.field("sm.perfect_memory_latency", sm(&SmSpec::perfect_memory_latency),
-          "core cycles of every global/local/constant access under --perfect-memory");
+          "core cycles of a constant-cache access, and of every global/local access under --perfect-memory");
   s.field("sm.branch_latency", sm(&SmSpec::branch_latency),
           "core cycles of a branch when no BRANCH unit class is declared");
+  s.field("sm.gating", sm(&SmSpec::gating),
+          "skip re-evaluating issue and fetch in cycles that provably repeat the last one (same results either way)");
 
   ConfigKey units;
   units.name = "sm.units";
