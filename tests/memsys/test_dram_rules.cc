@@ -510,5 +510,165 @@ TEST(DramRules, WriteWatermarksAreValidated) {
   EXPECT_THROW(m.validate(), std::invalid_argument);
 }
 
+
+// --- Every rule at once, on random traffic ---------------------------------------
+
+// Replays a command trace and checks each timing rule independently of the
+// channel's own bookkeeping (open page policy).
+void check_trace(const DramSpec& s, const std::vector<DramCommand>& trace, uint32_t bus) {
+  struct BankTimes {
+    bool open = false;
+    uint64_t act = 0, pre = 0, last_read = 0, last_write_data_end = 0, refresh_end = 0;
+    bool acted = false, read = false, wrote = false, precharged = false;
+  };
+  std::vector<BankTimes> banks(s.banks);
+  std::vector<uint64_t> group_column(s.bank_groups, 0);
+  std::vector<bool> group_used(s.bank_groups, false);
+  uint64_t last_act = 0, last_column = 0, last_read = 0, write_data_end = 0, bus_free = 0;
+  bool any_act = false, any_column = false, any_read = false, any_write = false;
+  uint64_t cycle = UINT64_MAX;
+  int row_commands = 0, column_commands = 0;
+  for (const DramCommand& c : trace) {
+    if (c.cycle != cycle) {
+      cycle = c.cycle;
+      row_commands = column_commands = 0;
+    }
+    const bool is_column = c.type == Cmd::kRead || c.type == Cmd::kWrite;
+    (is_column ? column_commands : row_commands)++;
+    if (s.dual_command_bus) {
+      ASSERT_LE(row_commands, 1) << c.cycle;
+      ASSERT_LE(column_commands, 1) << c.cycle;
+    } else {
+      ASSERT_LE(row_commands + column_commands, 1) << c.cycle;
+    }
+    if (c.type == Cmd::kRefresh) {
+      for (uint32_t b = 0; b < s.banks; ++b) {
+        if (c.bank != DramCommand::kAllBanks && c.bank != b) continue;
+        ASSERT_FALSE(banks[b].open) << c.cycle;
+        if (banks[b].precharged) ASSERT_GE(c.cycle, banks[b].pre + s.tRP);
+        banks[b].refresh_end = c.cycle + s.tRFC;
+      }
+      continue;
+    }
+    BankTimes& b = banks[c.bank];
+    const uint32_t g = c.bank % s.bank_groups;
+    switch (c.type) {
+      case Cmd::kActivate:
+        ASSERT_FALSE(b.open) << c.cycle;
+        if (any_act) ASSERT_GE(c.cycle, last_act + s.tRRD) << c.cycle;
+        if (b.acted) ASSERT_GE(c.cycle, b.act + s.tRC) << c.cycle;
+        if (b.precharged) ASSERT_GE(c.cycle, b.pre + s.tRP) << c.cycle;
+        ASSERT_GE(c.cycle, b.refresh_end) << c.cycle;
+        b.open = true;
+        b.acted = true;
+        b.act = last_act = c.cycle;
+        any_act = true;
+        break;
+      case Cmd::kPrecharge:
+        ASSERT_TRUE(b.open) << c.cycle;
+        ASSERT_GE(c.cycle, b.act + s.tRAS) << c.cycle;
+        if (b.read) ASSERT_GE(c.cycle, b.last_read + s.tRTPL) << c.cycle;
+        if (b.wrote) ASSERT_GE(c.cycle, b.last_write_data_end + s.tWR) << c.cycle;
+        b.open = false;
+        b.precharged = true;
+        b.pre = c.cycle;
+        break;
+      case Cmd::kRead:
+      case Cmd::kWrite: {
+        const bool rd = c.type == Cmd::kRead;
+        ASSERT_TRUE(b.open) << c.cycle;
+        ASSERT_GE(c.cycle, b.act + (rd ? s.tRCD : s.tRCDWR)) << c.cycle;
+        if (any_column) ASSERT_GE(c.cycle, last_column + s.tCCD) << c.cycle;
+        if (group_used[g]) ASSERT_GE(c.cycle, group_column[g] + s.tCCDL) << c.cycle;
+        if (rd && any_write) ASSERT_GE(c.cycle, write_data_end + s.tWTR) << c.cycle;
+        if (!rd && any_read) ASSERT_GE(c.cycle, last_read + s.tRTW) << c.cycle;
+        const uint64_t start = c.cycle + (rd ? s.tCL : s.tWL);
+        ASSERT_GE(start, bus_free) << c.cycle;  // bursts never overlap
+        bus_free = start + bus;
+        last_column = group_column[g] = c.cycle;
+        group_used[g] = any_column = true;
+        if (rd) {
+          b.read = any_read = true;
+          b.last_read = last_read = c.cycle;
+        } else {
+          b.wrote = any_write = true;
+          b.last_write_data_end = write_data_end = start + bus;
+        }
+        break;
+      }
+      default:
+        FAIL() << "unexpected command";
+    }
+  }
+}
+
+// Random reads and writes over banks and a few rows, under each scheduler, bus and
+// refresh mode: every read replies once, in completion order, and the trace obeys
+// every timing rule.
+TEST(DramRules, RandomTrafficObeysEveryRule) {
+  for (int variant = 0; variant < 8; ++variant) {
+    SCOPED_TRACE(variant);
+    DramSpec spec = test_spec();
+    spec.banks = 8;
+    spec.bank_groups = 4;
+    spec.scheduler = variant & 1 ? DramScheduler::kFcfs : DramScheduler::kFrFcfs;
+    spec.dual_command_bus = (variant & 2) != 0;
+    spec.tREFI = 400;
+    spec.tRFC = 30;
+    spec.per_bank_refresh = (variant & 4) != 0;
+    if (variant >= 6) {
+      spec.write_queue = 8;
+      spec.write_high_watermark = 6;
+      spec.write_low_watermark = 2;
+    }
+    Rig rig(spec);
+    std::vector<DramCommand> trace;
+    rig.channel().set_command_log(&trace);
+    uint64_t state = 12345 + variant;
+    auto next = [&state] {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return uint32_t(state >> 33);
+    };
+    uint32_t reads = 0, sent = 0;
+    while (sent < 600 || !rig.channel().idle()) {
+      ASSERT_LT(rig.now(), 200000u) << "stuck";
+      if (sent < 600 && next() % 3 == 0) {
+        DramRequest r = next() % 4 == 0 ? write(next() % 8, next() % 3) : read(next() % 8, next() % 3);
+        if (rig.channel().can_accept(r.write)) {
+          r.column = sent;
+          rig.push(r);
+          reads += r.write ? 0 : 1;
+          ++sent;
+        }
+      }
+      rig.run_to(rig.now() + 1);
+    }
+    EXPECT_EQ(rig.reply_cycles().size(), reads);
+    uint64_t read_sectors = 0, write_sectors = 0;
+    read_sectors = rig.channel().stats(0).dram_read_sectors;
+    write_sectors = rig.channel().stats(0).dram_write_sectors;
+    EXPECT_EQ(read_sectors + write_sectors, 600u);
+    check_trace(spec, trace, rig.channel().bus_cycles());
+  }
+}
+
+// An idle channel's next event is its next refresh (or never); with only a read in
+// flight, the cycle its reply completes.
+TEST(DramRules, NextEventSkipsQuietCycles) {
+  Rig quiet(test_spec());
+  EXPECT_EQ(quiet.channel().next_event(0), kNever);
+  quiet.push(read(0, 1));
+  EXPECT_EQ(quiet.channel().next_event(0), 1u);
+  quiet.run_to(6);  // RD at 6, nothing left queued
+  EXPECT_EQ(quiet.channel().next_event(6), 6u + 7 + 1);
+
+  DramSpec spec = test_spec();
+  spec.tREFI = 50;
+  spec.tRFC = 10;
+  Rig refreshing(spec);
+  EXPECT_EQ(refreshing.channel().next_event(0), 50u);
+  EXPECT_TRUE(refreshing.channel().idle());
+}
+
 }  // namespace
 }  // namespace lockstep
