@@ -51,7 +51,7 @@ struct L2Spec {
   uint32_t ways = 24;                            // ways per slice
   uint32_t line_bytes = 128;                     // cache line (tag granularity)
   uint32_t sector_bytes = 32;                    // fill and hit granularity inside a line
-  uint32_t latency = 160;                        // core cycles from slice input to data out on a hit
+  uint32_t latency = 160;                        // L2 cycles from slice input to data out on a hit
   uint32_t mshr_entries = 192;                   // outstanding missed sectors per slice
   uint32_t mshr_max_merge = 4;                   // requests merged into one outstanding sector
   uint32_t miss_queue = 32;                      // misses waiting for the DRAM channel

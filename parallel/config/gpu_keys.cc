@@ -189,7 +189,7 @@ void l2_keys(ConfigSchema& s) {
   s.field("l2.ways", l2(&L2Spec::ways), "ways per L2 slice");
   s.field("l2.line_bytes", l2(&L2Spec::line_bytes), "L2 line (tag granularity)");
   s.field("l2.sector_bytes", l2(&L2Spec::sector_bytes), "L2 sector (fill and hit granularity)");
-  s.field("l2.latency", l2(&L2Spec::latency), "core cycles from slice input to data out on an L2 hit");
+  s.field("l2.latency", l2(&L2Spec::latency), "L2 cycles from slice input to data out on an L2 hit");
   s.field("l2.mshr_entries", l2(&L2Spec::mshr_entries), "outstanding missed sectors per slice");
   s.field("l2.mshr_max_merge", l2(&L2Spec::mshr_max_merge), "requests merged into one outstanding L2 sector");
   s.field("l2.miss_queue", l2(&L2Spec::miss_queue), "slice misses waiting for the DRAM channel");
