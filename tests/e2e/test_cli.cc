@@ -133,9 +133,11 @@ TEST(Cli, BadOptionsAndConfigValuesAreOneLineErrors) {
     EXPECT_NE(r.exit_code, 0);
     EXPECT_EQ(lines(r.err), 1) << r.err;
   }
-  const Result no_mem = lockstep_cmd("run '" + (test::shared_traces() / "vectoradd-sm80").string() + "'", dir);
-  EXPECT_EQ(no_mem.exit_code, 1);
-  EXPECT_NE(no_mem.err.find("--perfect-memory"), std::string::npos) << no_mem.err;
+  const Result bad_memory = lockstep_cmd(
+      "run '" + (test::shared_traces() / "vectoradd-sm80").string() + "' --gpu A100 --set dram.bank_groups=3", dir);
+  EXPECT_NE(bad_memory.exit_code, 0);
+  EXPECT_EQ(lines(bad_memory.err), 1) << bad_memory.err;
+  EXPECT_NE(bad_memory.err.find("dram.bank_groups"), std::string::npos) << bad_memory.err;
 }
 
 TEST(Cli, MaxCyclesStopsTheRun) {

@@ -1,6 +1,8 @@
-// The determinism contract on whole runs: ticking clusters in a different
-// random order every cycle gives identical statistics — every counter of
-// every kernel — on every real trace and every generated workload.
+// The determinism contract on whole runs with the full memory system (L1D,
+// crossbars, L2, DRAM): ticking clusters in a different random order every
+// cycle gives identical statistics — every counter of every kernel — on
+// every real trace and every generated workload; so does turning the SM's
+// cycle gating off.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -22,11 +24,11 @@ std::string deterministic_json(const SimulationReport& r) {
 }
 
 std::string run_json(const std::filesystem::path& trace, const std::string& gpu, std::optional<uint64_t> shuffle,
-                     const std::vector<std::string>& sets = {}) {
+                     const std::vector<std::string>& sets = {}, bool perfect_memory = false) {
   auto src = open_trace(trace, nullptr);
   const GpuSpec spec = load_gpu_spec(gpu, sets);
   SimulationOptions o;
-  o.perfect_memory = true;
+  o.perfect_memory = perfect_memory;
   o.shuffle_seed = shuffle;
   return deterministic_json(simulate(*src, spec, o));
 }
@@ -48,6 +50,8 @@ TEST(Determinism, ShuffledClusterOrderGivesIdenticalStatsOnRealTraces) {
     const std::string natural = run_json(path, c.gpu, std::nullopt);
     EXPECT_NE(natural.find("smsp__inst_executed.sum"), std::string::npos);
     for (uint64_t seed : {1ull, 99ull}) EXPECT_EQ(run_json(path, c.gpu, seed), natural) << "seed " << seed;
+    EXPECT_EQ(run_json(path, c.gpu, 5, {"sm.gating=false"}), natural) << "gating off";
+    EXPECT_EQ(run_json(path, c.gpu, 3, {}, true), run_json(path, c.gpu, std::nullopt, {}, true)) << "perfect memory";
   }
 }
 
@@ -62,6 +66,7 @@ TEST(Determinism, ShuffledClusterOrderGivesIdenticalStatsOnGeneratedWorkloads) {
     generate_trace(g, dir / w);
     const std::string natural = run_json(dir / w, "QV100", std::nullopt);
     EXPECT_EQ(run_json(dir / w, "QV100", 7), natural);
+    EXPECT_EQ(run_json(dir / w, "QV100", 8, {"sm.gating=false"}), natural) << "gating off";
   }
 }
 
@@ -69,7 +74,9 @@ TEST(Determinism, ShuffledClusterOrderGivesIdenticalStatsOnGeneratedWorkloads) {
 TEST(Determinism, TheComparisonDetectsAChangedModel) {
   const auto path = test::shared_traces() / "vectoradd-sm80";
   const std::string base = run_json(path, "A100", std::nullopt);
-  EXPECT_NE(run_json(path, "A100", std::nullopt, {"sm.perfect_memory_latency=21"}), base);
+  EXPECT_NE(run_json(path, "A100", std::nullopt, {"l2.latency=161"}), base);
+  EXPECT_NE(run_json(path, "A100", std::nullopt, {"sm.perfect_memory_latency=21"}, true),
+            run_json(path, "A100", std::nullopt, {}, true));
 }
 
 }  // namespace
