@@ -1,7 +1,9 @@
 // l1_read: each block re-reads its own 16 KB with float4 loads, so after the
 // first pass every load hits in the L1D:
 //   float4 acc = 0;
-//   for (int j = 0; j < iters; ++j) acc += buf[(blockIdx.x * 4 + j % 4) * 256 + threadIdx.x];
+//   const float4* p = buf + blockIdx.x * 4 * 256 + threadIdx.x;
+//   for (int j = 0; j < iters; ++j)  // unrolled: four independent loads in flight per warp
+//     acc += p[0] + p[256] + p[512] + p[768];
 //   out[blockIdx.x * blockDim.x + threadIdx.x] = acc.x + acc.y + acc.z + acc.w;
 // The buffer is 4 rows of 4 KB (one row = one block's 256 float4) per block.
 // 4 blocks of 256 threads per SM keep 64 KB per SM resident: half of Volta's
@@ -24,7 +26,7 @@ constexpr uint64_t kMaxIters = 4096;                        // iterations per la
 
 struct L1ReadProgram {
   Program p;
-  uint32_t loop, ld, back, st, exit;
+  uint32_t loop, ld, back, st, exit;  // ld: the first of the loop's kRowsPerBlock loads
 
   explicit L1ReadProgram(uint32_t sm) : p(sm) {
     const Isa& isa = p.isa();
@@ -38,19 +40,16 @@ struct L1ReadProgram {
     p.op("CS2R", {12}, {});                  // acc = 0
     p.op("CS2R", {14}, {});
     p.mov_imm(7, 0);                         // j = 0
-    loop = p.here();
-    p.op("LOP3.LUT", {5}, {7, RZ}, kRowsPerBlock - 1);  // j % 4
-    p.op("LEA", {5}, {0, 5}, 2);             // row = ctaid * 4 + j % 4
-    p.op("LEA", {5}, {5, 6}, 12);            // row * 4096 + tid * 16
-    p.op("IADD3", {4}, {8, 5, RZ});          // &buf[...]
+    p.op("LEA", {5}, {0, 6}, 14);            // ctaid * 16384 + tid * 16
+    p.op("IADD3", {4}, {8, 5, RZ});          // p = &buf[...]
     p.op("IADD3.X", {5}, {9, RZ, RZ});
-    ld = p.ld(isa.ldg(kElementBytes), 16, 4, kElementBytes);  // R16..R19
+    loop = p.here();
+    ld = p.ld(isa.ldg(kElementBytes), 16, 4, kElementBytes);  // R16..R19 = p[0]
+    for (uint16_t r = 1; r < kRowsPerBlock; ++r) p.ld(isa.ldg(kElementBytes), uint16_t(16 + 4 * r), 4, kElementBytes);
     p.op("IADD3", {7}, {7, RZ, RZ}, 1);      // ++j
     p.op("ISETP.GE.AND", {}, {7});           // P0 = j >= iters
-    p.op("FADD", {12}, {12, 16});            // acc += R16..R19
-    p.op("FADD", {13}, {13, 17});
-    p.op("FADD", {14}, {14, 18});
-    p.op("FADD", {15}, {15, 19});
+    for (uint16_t r = 0; r < kRowsPerBlock; ++r)
+      for (uint16_t c = 0; c < 4; ++c) p.op("FADD", {uint16_t(12 + c)}, {uint16_t(12 + c), uint16_t(16 + 4 * r + c)});
     back = p.bra(loop);                      // @!P0 BRA loop
     p.op("FADD", {12}, {12, 13});
     p.op("FADD", {14}, {14, 15});
@@ -75,9 +74,10 @@ void emit_warp(const L1ReadProgram& r, WarpWriter& w, const Buffers& b, uint32_t
   w.run(0, r.loop, kFullMask);
   for (uint64_t j = 0; j < iters; ++j) {
     w.run(r.loop, r.ld, kFullMask);
-    const uint64_t row = uint64_t(block) * kRowsPerBlock + j % kRowsPerBlock;
-    w.mem_lin(r.ld, kFullMask, b.buf + row * kRowBytes + warp * 32 * kElementBytes, kElementBytes);
-    w.run(r.ld + 1, r.back, kFullMask);
+    for (uint32_t row = 0; row < kRowsPerBlock; ++row)
+      w.mem_lin(r.ld + row, kFullMask,
+                b.buf + (uint64_t(block) * kRowsPerBlock + row) * kRowBytes + warp * 32 * kElementBytes, kElementBytes);
+    w.run(r.ld + kRowsPerBlock, r.back, kFullMask);
     w.op(r.back, j + 1 < iters ? kFullMask : 0);
   }
   w.run(r.back + 1, r.st, kFullMask);
