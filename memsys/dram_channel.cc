@@ -37,11 +37,12 @@ DramChannel::DramChannel(uint32_t id, const DramSpec& spec)
     throw std::invalid_argument("DramChannel: dram.sched_queue and dram.return_queue must be >= 1");
   banks_.resize(spec_.banks);
   next_column_in_group_.assign(spec_.bank_groups, 0);
-  bank_head_.assign(spec_.banks, -1);
-  bank_has_hit_.assign(spec_.banks, 0);
   returns_.resize(spec_.return_queue);
-  reads_.reserve(spec_.sched_queue);
-  writes_.reserve(spec_.write_queue);
+  for (RequestQueue* q : {&reads_, &writes_}) {
+    q->by_bank.resize(spec_.banks);
+    q->hits.resize(spec_.banks);
+    q->head_seq.assign(spec_.banks, UINT64_MAX);
+  }
   if (spec_.tREFI != 0) {
     // JEDEC lets a controller owe up to 8 refreshes; per bank, one round of the rotation.
     refresh_interval_ = spec_.per_bank_refresh ? std::max<uint32_t>(1, spec_.tREFI / spec_.banks) : spec_.tREFI;
@@ -51,19 +52,16 @@ DramChannel::DramChannel(uint32_t id, const DramSpec& spec)
 }
 
 bool DramChannel::can_accept(bool write) const {
-  if (write && spec_.write_queue > 0) return writes_.size() < spec_.write_queue;
-  return reads_.size() < spec_.sched_queue;
+  if (write && spec_.write_queue > 0) return writes_.size < spec_.write_queue;
+  return reads_.size < spec_.sched_queue;
 }
 
 void DramChannel::push(const DramRequest& r, uint64_t now) {
   if (!can_accept(r.write)) throw std::logic_error("DramChannel::push: queue full");
   if (r.bank >= spec_.banks) throw std::out_of_range("DramChannel::push: bank out of range");
-  Entry e{r, next_seq_++, now + 1};
-  if (r.write && spec_.write_queue > 0) {
-    writes_.push_back(e);
-  } else {
-    reads_.push_back(e);
-  }
+  RequestQueue& q = r.write && spec_.write_queue > 0 ? writes_ : reads_;
+  q.arriving.push_back(Entry{r, next_seq_++, now + 1});
+  ++q.size;
 }
 
 bool DramChannel::has_reply() const { return return_count_ != 0 && returns_[return_head_].done <= now_; }
@@ -77,7 +75,7 @@ void DramChannel::pop_reply() {
 }
 
 bool DramChannel::idle() const {
-  return reads_.empty() && writes_.empty() && return_count_ == 0 && now_ + 1 >= write_data_end_;
+  return reads_.size == 0 && writes_.size == 0 && return_count_ == 0 && now_ + 1 >= write_data_end_;
 }
 
 uint64_t DramChannel::next_event(uint64_t now) const {
@@ -122,7 +120,7 @@ void DramChannel::cycle(uint64_t now) {
       row_slot_free = false;
     }
   }
-  if (reads_.empty() && writes_.empty()) return;
+  if (reads_.size == 0 && writes_.size == 0) return;
   update_drain_mode();
   schedule(now, row_slot_free);
 }
@@ -169,10 +167,10 @@ bool DramChannel::refresh_step(uint64_t now) {
 
 void DramChannel::update_drain_mode() {
   if (spec_.write_queue == 0) return;  // one shared queue
-  const size_t writes = writes_.size();
+  const size_t writes = writes_.size;
   if (writes == 0) {
     draining_ = false;
-  } else if (reads_.empty() || writes >= spec_.write_high_watermark) {
+  } else if (reads_.size == 0 || writes >= spec_.write_high_watermark) {
     draining_ = true;
   } else if (writes <= spec_.write_low_watermark) {
     draining_ = false;
@@ -189,70 +187,167 @@ bool DramChannel::column_ready(const Entry& e, uint64_t now) const {
          return_count_ < returns_.size();
 }
 
-bool DramChannel::row_command_ready(const Entry& e, uint64_t now, DramCommandType* type) const {
-  const DramBank& bank = banks_[e.request.bank];
-  if (bank.open) {
-    *type = DramCommandType::kPrecharge;
-    return now >= bank.next_pre;
+void DramChannel::admit(RequestQueue& q, uint64_t now) {
+  size_t n = 0;
+  while (n < q.arriving.size() && q.arriving[n].ready_at <= now) {
+    const Entry& e = q.arriving[n++];
+    const uint32_t b = e.request.bank;
+    std::vector<Entry>& list = q.by_bank[b];
+    list.push_back(e);
+    if (list.size() == 1) q.head_seq[b] = e.seq;
+    BankHits& h = q.hits[b];
+    if (!h.stale && banks_[b].holds(e.request.row)) {
+      int32_t& first = e.request.write ? h.write : h.read;
+      if (first < 0) {
+        first = int32_t(list.size() - 1);
+        (e.request.write ? h.write_seq : h.read_seq) = e.seq;
+      }
+    }
   }
-  *type = DramCommandType::kActivate;
-  return now >= bank.next_act && now >= next_activate_;
+  if (n != 0) q.arriving.erase(q.arriving.begin(), q.arriving.begin() + n);
+}
+
+const DramChannel::BankHits& DramChannel::hits_of(RequestQueue& q, uint32_t b) {
+  BankHits& h = q.hits[b];
+  if (!h.stale) return h;
+  h = BankHits{-1, -1, UINT64_MAX, UINT64_MAX, false};
+  const DramBank& bank = banks_[b];
+  if (!bank.open) return h;
+  const std::vector<Entry>& list = q.by_bank[b];
+  for (size_t i = 0; i < list.size() && (h.read < 0 || h.write < 0); ++i) {
+    const DramRequest& r = list[i].request;
+    if (r.row != bank.row) continue;
+    int32_t& first = r.write ? h.write : h.read;
+    if (first < 0) {
+      first = int32_t(i);
+      (r.write ? h.write_seq : h.read_seq) = list[i].seq;
+    }
+  }
+  return h;
+}
+
+void DramChannel::remove(RequestQueue& q, uint32_t b, int32_t index) {
+  std::vector<Entry>& list = q.by_bank[b];
+  list.erase(list.begin() + index);
+  --q.size;
+  if (index == 0) q.head_seq[b] = list.empty() ? UINT64_MAX : list.front().seq;
+  BankHits& h = q.hits[b];
+  if (h.stale) return;
+  const DramBank& bank = banks_[b];
+  for (const bool write : {false, true}) {
+    int32_t& first = write ? h.write : h.read;
+    uint64_t& first_seq = write ? h.write_seq : h.read_seq;
+    if (first > index) {
+      --first;
+    } else if (first == index) {  // the next hit of the same kind, if any
+      first = -1;
+      first_seq = UINT64_MAX;
+      for (size_t i = size_t(index); i < list.size(); ++i) {
+        if (list[i].request.write == write && list[i].request.row == bank.row) {
+          first = int32_t(i);
+          first_seq = list[i].seq;
+          break;
+        }
+      }
+    }
+  }
+}
+
+void DramChannel::row_changed(uint32_t b) {
+  reads_.hits[b].stale = true;
+  writes_.hits[b].stale = true;
 }
 
 void DramChannel::schedule(uint64_t now, bool row_slot_free) {
-  std::vector<Entry>& queue = draining_ ? writes_ : reads_;
+  admit(reads_, now);
+  admit(writes_, now);
+  RequestQueue& queue = draining_ ? writes_ : reads_;
   const bool fr_fcfs = spec_.scheduler == DramScheduler::kFrFcfs;
   // A bank owing a per-bank refresh takes no new commands.
   const uint32_t refreshing =
       spec_.per_bank_refresh && refresh_pending_ != 0 ? refresh_bank_ : DramCommand::kAllBanks;
 
-  // One pass in age order: each bank's oldest entry, which banks have hits, and
-  // the column command (FR-FCFS: oldest ready hit; FCFS: only the oldest entry).
-  std::fill(bank_head_.begin(), bank_head_.end(), -1);
-  std::fill(bank_has_hit_.begin(), bank_has_hit_.end(), 0);
-  int32_t column_pick = -1;
-  for (size_t i = 0; i < queue.size(); ++i) {
-    const Entry& e = queue[i];
-    if (e.ready_at > now) break;  // younger entries arrived later still
-    const uint32_t b = e.request.bank;
-    if (b == refreshing) continue;
-    if (bank_head_[b] < 0) bank_head_[b] = int32_t(i);
-    if (banks_[b].holds(e.request.row)) bank_has_hit_[b] = 1;
-    if (column_pick < 0 && (fr_fcfs || i == 0) && column_ready(e, now)) column_pick = int32_t(i);
+  // Column command. FR-FCFS: the oldest request whose row is open and whose
+  // column command can issue now; within a bank that is its oldest read or
+  // oldest write to the open row, so only those are looked at. FCFS: only the
+  // oldest request of the queue (none while its bank is refreshing).
+  uint32_t column_bank = DramCommand::kAllBanks;
+  int32_t column_index = -1;
+  uint64_t oldest = UINT64_MAX;
+  if (fr_fcfs) {
+    const bool column_free = now >= next_column_;
+    const bool read_free = column_free && now >= next_channel_read_ && now + spec_.tCL >= bus_free_at_ &&
+                           return_count_ < returns_.size();
+    const bool write_free = column_free && now >= next_channel_write_ && now + spec_.tWL >= bus_free_at_;
+    if (read_free || write_free) {
+      for (uint32_t b = 0, group = 0; b < spec_.banks; ++b, group = group + 1 == spec_.bank_groups ? 0 : group + 1) {
+        const DramBank& bank = banks_[b];
+        if (queue.head_seq[b] == UINT64_MAX || !bank.open || b == refreshing || now < next_column_in_group_[group])
+          continue;
+        const BankHits& h = hits_of(queue, b);
+        if (read_free && h.read_seq < oldest && now >= bank.next_read) {
+          oldest = h.read_seq;
+          column_bank = b;
+          column_index = h.read;
+        }
+        if (write_free && h.write_seq < oldest && now >= bank.next_write) {
+          oldest = h.write_seq;
+          column_bank = b;
+          column_index = h.write;
+        }
+      }
+    }
+  } else {
+    uint32_t first = DramCommand::kAllBanks;
+    for (uint32_t b = 0; b < spec_.banks; ++b) {
+      if (queue.head_seq[b] < oldest) {
+        oldest = queue.head_seq[b];
+        first = b;
+      }
+    }
+    if (first != DramCommand::kAllBanks && first != refreshing && column_ready(queue.by_bank[first].front(), now)) {
+      column_bank = first;
+      column_index = 0;
+    }
   }
 
   // Row command: the oldest bank head needing a PRE or ACT that can issue now.
   // FR-FCFS leaves a row open while queued requests hit it; FCFS only while its
   // oldest request does.
-  int32_t row_pick = -1;
-  DramCommandType row_type = DramCommandType::kActivate;
-  const bool row_allowed = row_slot_free && (spec_.dual_command_bus || column_pick < 0);
+  uint32_t row_bank = DramCommand::kAllBanks;
+  const bool row_allowed = row_slot_free && (spec_.dual_command_bus || column_index < 0);
   if (row_allowed) {
-    for (size_t i = 0; i < queue.size(); ++i) {
-      const Entry& e = queue[i];
-      if (e.ready_at > now) break;
-      const uint32_t b = e.request.bank;
-      if (bank_head_[b] != int32_t(i)) continue;
-      if (fr_fcfs ? bank_has_hit_[b] != 0 : banks_[b].holds(e.request.row)) continue;
-      if (column_pick >= 0 && queue[column_pick].request.bank == b) continue;
-      if (row_command_ready(e, now, &row_type)) {
-        row_pick = int32_t(i);
-        break;
+    oldest = UINT64_MAX;
+    for (uint32_t b = 0; b < spec_.banks; ++b) {
+      const uint64_t seq = queue.head_seq[b];
+      if (seq >= oldest || b == refreshing || b == column_bank) continue;  // empty banks: UINT64_MAX
+      const DramBank& bank = banks_[b];
+      const bool ready = bank.open ? now >= bank.next_pre : now >= bank.next_act && now >= next_activate_;
+      if (!ready) continue;
+      if (fr_fcfs) {
+        if (bank.open) {
+          const BankHits& h = hits_of(queue, b);
+          if (h.read >= 0 || h.write >= 0) continue;
+        }
+      } else if (bank.holds(queue.by_bank[b].front().request.row)) {
+        continue;
       }
+      oldest = seq;
+      row_bank = b;
     }
   }
 
-  if (row_pick >= 0) {
-    const Entry& e = queue[row_pick];
-    if (row_type == DramCommandType::kPrecharge) {
-      precharge(e.request.bank, e.request.stat_slot, now);
+  if (row_bank != DramCommand::kAllBanks) {
+    const Entry& head = queue.by_bank[row_bank].front();
+    if (banks_[row_bank].open) {
+      precharge(row_bank, head.request.stat_slot, now);
     } else {
-      activate(e, now);
+      activate(head, now);
     }
   }
-  if (column_pick >= 0) {
-    column(queue[column_pick], now);
-    queue.erase(queue.begin() + column_pick);
+  if (column_index >= 0) {
+    column(queue.by_bank[column_bank][column_index], now);
+    remove(queue, column_bank, column_index);
   }
 }
 
@@ -261,6 +356,7 @@ void DramChannel::schedule(uint64_t now, bool row_slot_free) {
 
 void DramChannel::activate(const Entry& e, uint64_t now) {
   DramBank& bank = banks_[e.request.bank];
+  row_changed(e.request.bank);
   bank.open = true;
   bank.row = e.request.row;
   bank.act_owner = e.seq;
@@ -275,6 +371,7 @@ void DramChannel::activate(const Entry& e, uint64_t now) {
 
 void DramChannel::precharge(uint32_t b, uint8_t slot, uint64_t now) {
   DramBank& bank = banks_[b];
+  row_changed(b);
   bank.open = false;
   bank.next_act = std::max(bank.next_act, now + spec_.tRP);
   ++stats_[slot].dram_precharges;
@@ -310,6 +407,7 @@ void DramChannel::column(const Entry& e, uint64_t now) {
   if (spec_.page_policy == PagePolicy::kClosed) {
     // RDA / WRA: the bank precharges itself at the first cycle tRAS and
     // tRTPL (reads) or tWR after the write data (writes) allow.
+    row_changed(r.bank);
     bank.open = false;
     bank.next_act = std::max(bank.next_act, bank.next_pre + spec_.tRP);
     ++s.dram_precharges;

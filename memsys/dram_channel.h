@@ -104,8 +104,8 @@ class DramChannel {
   void set_command_log(std::vector<DramCommand>* log) { log_ = log; }
 
   uint32_t bus_cycles() const { return bus_cycles_; }  // data-bus cycles per column command
-  size_t queued_reads() const { return reads_.size(); }  // (all requests when writes share the queue)
-  size_t queued_writes() const { return writes_.size(); }
+  size_t queued_reads() const { return reads_.size; }  // (all requests when writes share the queue)
+  size_t queued_writes() const { return writes_.size; }
   bool draining_writes() const { return draining_; }
 
  private:
@@ -114,13 +114,32 @@ class DramChannel {
     uint64_t seq = 0;       // arrival order
     uint64_t ready_at = 0;  // first cycle the scheduler may see it
   };
+  // Where a bank's oldest requests hitting its open row sit in the bank's list.
+  struct BankHits {
+    int32_t read = -1;   // oldest read to the open row (-1: none, or the bank is closed)
+    int32_t write = -1;  // oldest write to the open row
+    uint64_t read_seq = UINT64_MAX;   // its seq (UINT64_MAX: none)
+    uint64_t write_seq = UINT64_MAX;
+    bool stale = true;   // the list or the bank's row changed since they were found
+  };
+  // One request queue, kept per bank in age order so that a cycle looks at each
+  // bank's oldest request and oldest row hits only (the age order of the whole
+  // queue is that of the banks' sequence numbers). A request waits in `arriving`
+  // until its ready_at cycle, then joins its bank's list.
+  struct RequestQueue {
+    std::vector<std::vector<Entry>> by_bank;
+    std::vector<BankHits> hits;
+    std::vector<uint64_t> head_seq;  // seq of each bank's oldest request (UINT64_MAX: none), packed for the scan
+    std::vector<Entry> arriving;  // push order (ready_at never decreases)
+    size_t size = 0;              // all requests, arriving ones included
+  };
   struct ReturnSlot {
     uint64_t done = 0;  // cycle whose cycle() makes the reply visible (last beat arrived)
     DramRequest request;
   };
 
   uint32_t group_of(uint32_t bank) const { return bank % spec_.bank_groups; }
-  bool quiet() const { return reads_.empty() && writes_.empty() && refresh_pending_ == 0; }
+  bool quiet() const { return reads_.size == 0 && writes_.size == 0 && refresh_pending_ == 0; }
 
   void note_due_refreshes(uint64_t now);
   // Returns true if a refresh command (PRE or REF) used the row command slot.
@@ -128,9 +147,16 @@ class DramChannel {
   void update_drain_mode();
   void schedule(uint64_t now, bool row_slot_free);
 
+  // Moves the requests whose ready_at has come from `arriving` to their banks.
+  void admit(RequestQueue& q, uint64_t now);
+  // The bank's row hits in `q`, found again if stale.
+  const BankHits& hits_of(RequestQueue& q, uint32_t bank);
+  // Takes a request that issued out of its bank's list.
+  void remove(RequestQueue& q, uint32_t bank, int32_t index);
+  // The bank's open row changed: its row hits must be found again.
+  void row_changed(uint32_t bank);
+
   bool column_ready(const Entry& e, uint64_t now) const;
-  // The row command the entry's bank needs now (kActivate/kPrecharge), if legal.
-  bool row_command_ready(const Entry& e, uint64_t now, DramCommandType* type) const;
 
   void activate(const Entry& e, uint64_t now);
   void precharge(uint32_t bank, uint8_t slot, uint64_t now);
@@ -145,8 +171,8 @@ class DramChannel {
   uint32_t refresh_interval_;  // cycles between REF commands (tREFI, or tREFI / banks per bank); 0: none
   uint32_t refresh_cap_;       // refreshes that may be owed at once
 
-  std::vector<Entry> reads_;   // age order; holds writes too when dram.write_queue == 0
-  std::vector<Entry> writes_;  // age order; used when dram.write_queue > 0
+  RequestQueue reads_;   // holds writes too when dram.write_queue == 0
+  RequestQueue writes_;  // used when dram.write_queue > 0
   bool draining_ = false;      // serving the write queue
   uint64_t next_seq_ = 1;
 
@@ -168,11 +194,6 @@ class DramChannel {
   std::vector<ReturnSlot> returns_;
   size_t return_head_ = 0;
   size_t return_count_ = 0;
-
-  // Per-cycle scratch (sized once): each bank's oldest schedulable entry, and
-  // whether any schedulable entry hits its open row.
-  std::vector<int32_t> bank_head_;
-  std::vector<uint8_t> bank_has_hit_;
 
   uint64_t now_ = 0;  // last cycle() seen
   std::array<MemoryStats, kStatSlots> stats_{};
