@@ -1,5 +1,6 @@
 #include "memsys/address_map.h"
 
+#include <array>
 #include <bit>
 #include <stdexcept>
 
@@ -23,16 +24,53 @@ uint32_t xor_fold(uint64_t value, uint32_t bits) {
   return uint32_t(r);
 }
 
-}  // namespace
+constexpr uint32_t kMaxIpolyBits = 20;
 
-uint32_t ipoly_reduce(uint64_t value, uint32_t bits) {
-  if (bits == 0) return 0;
-  if (bits > 20) throw std::invalid_argument("ipoly_reduce: more than 20 index bits");
+// Long division over GF(2), from the top set bit down: one step per bit.
+constexpr uint32_t ipoly_reduce_bitwise(uint64_t value, uint32_t bits) {
   const uint64_t poly = kIrreducible[bits];
-  // Long division over GF(2), from the top set bit down.
   for (int top = 63 - std::countl_zero(value); value != 0 && top >= int(bits); --top)
     if (value >> top & 1) value ^= poly << (top - int(bits));
   return uint32_t(value);
+}
+
+// Reduction is linear over GF(2): v mod P = XOR over the bytes b_i of v of
+// (b_i x^(8i)) mod P. kIpolyByteTables[bits][i][b] = (b x^(8i)) mod P_bits,
+// each the XOR of the residues x^k mod P_bits of the set bits k of b x^(8i).
+using IpolyByteTables = std::array<std::array<uint32_t, 256>, 8>;
+
+constexpr std::array<IpolyByteTables, kMaxIpolyBits + 1> make_ipoly_tables() {
+  std::array<IpolyByteTables, kMaxIpolyBits + 1> tables{};
+  for (uint32_t bits = 1; bits <= kMaxIpolyBits; ++bits) {
+    std::array<uint32_t, 64> residue{};  // x^k mod P_bits
+    for (uint32_t k = 0; k < 64; ++k) residue[k] = ipoly_reduce_bitwise(uint64_t(1) << k, bits);
+    for (uint32_t i = 0; i < 8; ++i)
+      for (uint32_t b = 0; b < 256; ++b) {
+        uint32_t r = 0;
+        for (uint32_t j = 0; j < 8; ++j)
+          if (b >> j & 1) r ^= residue[8 * i + j];
+        tables[bits][i][b] = r;
+      }
+  }
+  return tables;
+}
+
+constexpr std::array<IpolyByteTables, kMaxIpolyBits + 1> kIpolyByteTables = make_ipoly_tables();
+
+}  // namespace
+
+uint32_t ipoly_reduce_reference(uint64_t value, uint32_t bits) {
+  if (bits == 0) return 0;
+  if (bits > kMaxIpolyBits) throw std::invalid_argument("ipoly_reduce: more than 20 index bits");
+  return ipoly_reduce_bitwise(value, bits);
+}
+
+uint32_t ipoly_reduce(uint64_t value, uint32_t bits) {
+  if (bits == 0) return 0;
+  if (bits > kMaxIpolyBits) throw std::invalid_argument("ipoly_reduce: more than 20 index bits");
+  const IpolyByteTables& t = kIpolyByteTables[bits];
+  return (t[0][value & 0xff] ^ t[1][value >> 8 & 0xff] ^ t[2][value >> 16 & 0xff] ^ t[3][value >> 24 & 0xff]) ^
+         (t[4][value >> 32 & 0xff] ^ t[5][value >> 40 & 0xff] ^ t[6][value >> 48 & 0xff] ^ t[7][value >> 56]);
 }
 
 uint32_t index_hash(IndexHash hash, uint64_t value, uint32_t bits) {
@@ -58,6 +96,11 @@ AddressMap::AddressMap(const MemorySpec& spec)
       banks_(spec.dram.banks) {
   pow2_bits_ = uint32_t(std::countr_zero(channels_));
   bank_bits_ = uint32_t(std::countr_zero(banks_));
+  interleave_shift_ = uint32_t(std::countr_zero(interleave_));
+  line_shift_ = uint32_t(std::countr_zero(line_bytes_));
+  channels_pow2_ = std::has_single_bit(channels_);
+  subpartitions_pow2_ = std::has_single_bit(subpartitions_);
+  subpartition_shift_ = uint32_t(std::countr_zero(subpartitions_));
 }
 
 uint32_t AddressMap::block_hash(uint64_t block) const {
@@ -68,8 +111,9 @@ uint32_t AddressMap::block_hash(uint64_t block) const {
 }
 
 void AddressMap::split_chunk(uint64_t chunk, uint32_t* channel, uint64_t* local_chunk) const {
-  const uint64_t block = chunk / channels_;
-  *channel = uint32_t(chunk % channels_) ^ block_hash(block);
+  const uint64_t block = channels_pow2_ ? chunk >> pow2_bits_ : chunk / channels_;
+  const uint32_t position = channels_pow2_ ? uint32_t(chunk & (channels_ - 1)) : uint32_t(chunk % channels_);
+  *channel = position ^ block_hash(block);
   *local_chunk = block;
 }
 
@@ -79,8 +123,8 @@ uint64_t AddressMap::join_chunk(uint32_t channel, uint64_t local_chunk) const {
 
 uint64_t AddressMap::channel_local(uint64_t addr, uint32_t* channel) const {
   uint64_t local_chunk = 0;
-  split_chunk(addr / interleave_, channel, &local_chunk);
-  return local_chunk * interleave_ + addr % interleave_;
+  split_chunk(addr >> interleave_shift_, channel, &local_chunk);
+  return (local_chunk << interleave_shift_) | (addr & (interleave_ - 1));
 }
 
 uint32_t AddressMap::channel(uint64_t addr) const {
@@ -92,7 +136,8 @@ uint32_t AddressMap::channel(uint64_t addr) const {
 DecodedAddress AddressMap::decode(uint64_t addr) const {
   DecodedAddress d;
   const uint64_t la = channel_local(addr, &d.channel);
-  d.subpartition = uint32_t(la / line_bytes_ % subpartitions_);
+  const uint64_t line = la >> line_shift_;
+  d.subpartition = subpartitions_pow2_ ? uint32_t(line & (subpartitions_ - 1)) : uint32_t(line % subpartitions_);
   d.column = uint32_t(la % kDramRowBytes / kDramColumnBytes);
   const uint64_t row_block = la / kDramRowBytes;  // bank and row bits
   d.row = uint32_t(row_block >> bank_bits_);
@@ -100,23 +145,32 @@ DecodedAddress AddressMap::decode(uint64_t addr) const {
   return d;
 }
 
-uint32_t AddressMap::slice(uint64_t addr) const {
+SliceAddress AddressMap::locate(uint64_t addr) const {
   uint32_t c = 0;
   const uint64_t la = channel_local(addr, &c);
-  return c * subpartitions_ + uint32_t(la / line_bytes_ % subpartitions_);
+  const uint64_t line = la >> line_shift_;
+  SliceAddress s;
+  uint64_t local_line = 0;
+  if (subpartitions_pow2_) {
+    s.slice = c * subpartitions_ + uint32_t(line & (subpartitions_ - 1));
+    local_line = line >> subpartition_shift_;
+  } else {
+    s.slice = c * subpartitions_ + uint32_t(line % subpartitions_);
+    local_line = line / subpartitions_;
+  }
+  s.local = (local_line << line_shift_) | (la & (line_bytes_ - 1));
+  return s;
 }
 
-uint64_t AddressMap::slice_local(uint64_t addr) const {
-  uint32_t c = 0;
-  const uint64_t la = channel_local(addr, &c);
-  return la / line_bytes_ / subpartitions_ * line_bytes_ + la % line_bytes_;
-}
+uint32_t AddressMap::slice(uint64_t addr) const { return locate(addr).slice; }
+
+uint64_t AddressMap::slice_local(uint64_t addr) const { return locate(addr).local; }
 
 uint64_t AddressMap::global(uint32_t slice, uint64_t local) const {
   const uint32_t c = slice / subpartitions_;
   const uint32_t sp = slice % subpartitions_;
-  const uint64_t la = (local / line_bytes_ * subpartitions_ + sp) * line_bytes_ + local % line_bytes_;
-  return join_chunk(c, la / interleave_) * interleave_ + la % interleave_;
+  const uint64_t la = (((local >> line_shift_) * subpartitions_ + sp) << line_shift_) | (local & (line_bytes_ - 1));
+  return (join_chunk(c, la >> interleave_shift_) << interleave_shift_) | (la & (interleave_ - 1));
 }
 
 }  // namespace lockstep

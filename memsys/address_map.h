@@ -57,11 +57,21 @@ struct DecodedAddress {
 
 // value(x) mod P(x) over GF(2), P the fixed irreducible polynomial of degree
 // `bits` (1 .. 20): a `bits`-bit result. bits = 0 gives 0.
+// Table-driven: one lookup per byte of value (the reduction is linear over GF(2)).
 uint32_t ipoly_reduce(uint64_t value, uint32_t bits);
+// The same result by bit-serial long division (one step per bit): the
+// definition ipoly_reduce is checked against; slow, for tests.
+uint32_t ipoly_reduce_reference(uint64_t value, uint32_t bits);
 // `bits`-bit index of `value` by a hash: linear = low bits; ipoly = ipoly_reduce;
 // xor = XOR of every `bits`-bit group of value. Each is a bijection on the low
 // bits for fixed higher bits.
 uint32_t index_hash(IndexHash hash, uint64_t value, uint32_t bits);
+
+// The L2 slice of an address and the address inside that slice.
+struct SliceAddress {
+  uint32_t slice = 0;  // channel * l2.subpartitions + subpartition
+  uint64_t local = 0;  // slice-local address (AddressMap::slice_local)
+};
 
 class AddressMap {
  public:
@@ -76,6 +86,8 @@ class AddressMap {
 
   // Address inside the slice (channel and sub-partition removed); dense per slice.
   uint64_t slice_local(uint64_t addr) const;
+  // slice(addr) and slice_local(addr) from one partition hash.
+  SliceAddress locate(uint64_t addr) const;
   // Inverse of slice_local: the global address of local address `local` in slice `slice`.
   uint64_t global(uint32_t slice, uint64_t local) const;
 
@@ -101,6 +113,13 @@ class AddressMap {
   uint32_t line_bytes_;
   uint32_t banks_;
   uint32_t bank_bits_;
+  // Powers of two divide by shifts: interleave and line size always (validated),
+  // channels and sub-partitions when they are.
+  uint32_t interleave_shift_;
+  uint32_t line_shift_;
+  bool channels_pow2_;
+  bool subpartitions_pow2_;
+  uint32_t subpartition_shift_;
 };
 
 }  // namespace lockstep

@@ -1,5 +1,6 @@
 #include "memsys/sector_cache.h"
 
+#include <algorithm>
 #include <bit>
 #include <stdexcept>
 #include <string>
@@ -25,136 +26,188 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
   check(is_power_of_two(geometry.line_bytes) && geometry.line_bytes >= geometry.sector_bytes,
         "line_bytes must be a power of two >= sector_bytes");
   check(geometry.line_bytes / geometry.sector_bytes <= kMaxSectorsPerLine, "more than 32 sectors per line");
+  const uint64_t lines = uint64_t(geometry.sets) * geometry.ways;
+  check(lines < (uint64_t(1) << 30), "more than 2^30 lines");
   ways_in_use_ = geometry.ways;
   sectors_per_line_ = geometry.sectors_per_line();
   set_bits_ = uint32_t(std::countr_zero(geometry.sets));
   line_shift_ = uint32_t(std::countr_zero(geometry.line_bytes));
   full_mask_ = geometry.sector_bytes == 32 ? 0xffffffffu : (1u << geometry.sector_bytes) - 1;
-  lines_.assign(size_t(geometry.sets) * geometry.ways, Line{});
-  byte_masks_.assign(lines_.size() * sectors_per_line_, 0);
+  lines_.assign(lines, Line{});
+  byte_masks_.assign(lines * sectors_per_line_, 0);
+  lru_prev_.assign(lines, 0);
+  lru_next_.assign(lines, 0);
+  set_state_.assign(geometry.sets, SetState{});
+  // At most half full: a miss looks at ~2.5 slots on average with linear probing.
+  const uint64_t slots = std::max<uint64_t>(16, std::bit_ceil(lines) * 2);
+  tag_shift_ = 64 - uint32_t(std::countr_zero(slots));
+  tag_index_.assign(slots, TagSlot{});
 }
 
 uint32_t SectorCache::set_of(uint64_t addr) const {
   return index_hash(geometry_.set_hash, addr >> line_shift_, set_bits_);
 }
 
-int32_t SectorCache::find(uint32_t set, uint64_t tag) const {
-  for (uint32_t w = 0; w < ways_in_use_; ++w) {
-    const Line& l = line(set, w);
-    if (l.present && l.tag == tag) return int32_t(w);
+SectorCache::TagSlot SectorCache::find(uint64_t tag) const {
+  const uint32_t mask = uint32_t(tag_index_.size() - 1);
+  for (uint32_t i = home_slot(tag);; i = (i + 1) & mask) {
+    const TagSlot& slot = tag_index_[i];
+    if (slot.line == kNoLine || slot.tag == tag) return slot;
   }
-  return -1;
 }
 
-uint32_t SectorCache::victim(uint32_t set) const {
-  uint32_t best = 0;
-  for (uint32_t w = 0; w < ways_in_use_; ++w) {
-    const Line& l = line(set, w);
-    if (!l.present) return w;
-    if (l.last_use < line(set, best).last_use) best = w;
-  }
-  return best;
+void SectorCache::index_insert(uint64_t tag, uint32_t line, uint32_t set) {
+  const uint32_t mask = uint32_t(tag_index_.size() - 1);
+  uint32_t i = home_slot(tag);
+  while (tag_index_[i].line != kNoLine) i = (i + 1) & mask;
+  tag_index_[i] = TagSlot{tag, line, set};
 }
 
-Eviction SectorCache::eviction_of(uint32_t set, uint32_t way) const {
+void SectorCache::index_erase(uint64_t tag) {
+  const uint32_t mask = uint32_t(tag_index_.size() - 1);
+  uint32_t hole = home_slot(tag);
+  while (tag_index_[hole].tag != tag || tag_index_[hole].line == kNoLine) hole = (hole + 1) & mask;
+  // Backward-shift deletion: pull later entries of the probe run into the hole
+  // unless their home slot lies cyclically in (hole, j], so every entry stays
+  // reachable from its home slot without tombstones.
+  for (uint32_t j = (hole + 1) & mask; tag_index_[j].line != kNoLine; j = (j + 1) & mask) {
+    const uint32_t home = home_slot(tag_index_[j].tag);
+    if (((j - home) & mask) >= ((j - hole) & mask)) {
+      tag_index_[hole] = tag_index_[j];
+      hole = j;
+    }
+  }
+  tag_index_[hole] = TagSlot{};
+}
+
+void SectorCache::make_mru(uint32_t set, uint32_t way) {
+  SetState& st = set_state_[set];
+  if (st.mru == way) return;
+  const uint32_t base = index_of(set, 0);
+  // Unlink (way is not the MRU, so it has a more recently used neighbour).
+  const uint32_t prev = lru_prev_[base + way];
+  const uint32_t next = lru_next_[base + way];
+  lru_next_[base + prev] = next;
+  if (st.lru == way) {
+    st.lru = prev;
+  } else {
+    lru_prev_[base + next] = prev;
+  }
+  lru_next_[base + way] = st.mru;
+  lru_prev_[base + st.mru] = way;
+  st.mru = way;
+}
+
+Eviction SectorCache::eviction_of(uint32_t line_index) const {
   Eviction ev;
-  const Line& l = line(set, way);
-  if (!l.present) return ev;
+  const Line& l = lines_[line_index];
   ev.valid = true;
   ev.line_addr = l.tag << line_shift_;
   ev.valid_sectors = l.valid;
   ev.dirty_sectors = l.dirty;
-  const uint32_t* m = masks(set, way);
+  const uint32_t* m = masks(line_index);
   for (uint32_t s = 0; s < sectors_per_line_; ++s) ev.byte_masks[s] = m[s];
   return ev;
 }
 
 Eviction SectorCache::victim_of(uint64_t addr) const {
+  const uint64_t tag = addr >> line_shift_;
+  if (find(tag).line != kNoLine) return Eviction{};
   const uint32_t set = set_of(addr);
-  if (find(set, addr >> line_shift_) >= 0) return Eviction{};
-  return eviction_of(set, victim(set));
+  if (set_state_[set].present < ways_in_use_) return Eviction{};
+  return eviction_of(index_of(set, set_state_[set].lru));
 }
 
-Eviction SectorCache::allocate(uint32_t set, uint64_t tag, uint32_t* way) {
-  const uint32_t w = victim(set);
-  const Eviction ev = eviction_of(set, w);
-  Line& l = line(set, w);
-  uint32_t* m = masks(set, w);
-  l = Line{};
-  l.present = true;
-  l.tag = tag;
+Eviction SectorCache::allocate(uint32_t set, uint64_t tag, uint32_t* line_index) {
+  SetState& st = set_state_[set];
+  Eviction ev;
+  uint32_t way = 0;
+  if (st.present < ways_in_use_) {
+    // A free way: becomes present and most recently used.
+    way = st.present++;
+    const uint32_t base = index_of(set, 0);
+    if (way == 0) {
+      st.lru = 0;
+    } else {
+      lru_next_[base + way] = st.mru;
+      lru_prev_[base + st.mru] = way;
+    }
+    st.mru = way;
+  } else {
+    way = st.lru;
+    ev = eviction_of(index_of(set, way));
+    index_erase(lines_[index_of(set, way)].tag);
+    make_mru(set, way);
+  }
+  const uint32_t li = index_of(set, way);
+  lines_[li] = Line{tag, 0, 0};
+  uint32_t* m = masks(li);
   for (uint32_t s = 0; s < sectors_per_line_; ++s) m[s] = 0;
-  *way = w;
+  index_insert(tag, li, set);
+  *line_index = li;
   return ev;
 }
 
 SectorState SectorCache::probe(uint64_t addr) const {
-  const uint32_t set = set_of(addr);
-  const int32_t w = find(set, addr >> line_shift_);
-  if (w < 0) return SectorState::kLineMiss;
+  const uint32_t li = find(addr >> line_shift_).line;
+  if (li == kNoLine) return SectorState::kLineMiss;
   const uint32_t s = sector_in_line(addr);
-  if (!(line(set, uint32_t(w)).valid >> s & 1)) return SectorState::kSectorMiss;
-  return masks(set, uint32_t(w))[s] == full_mask_ ? SectorState::kHit : SectorState::kPartial;
+  if (!(lines_[li].valid >> s & 1)) return SectorState::kSectorMiss;
+  return masks(li)[s] == full_mask_ ? SectorState::kHit : SectorState::kPartial;
 }
 
 uint32_t SectorCache::byte_mask(uint64_t addr) const {
-  const uint32_t set = set_of(addr);
-  const int32_t w = find(set, addr >> line_shift_);
-  if (w < 0) return 0;
-  return masks(set, uint32_t(w))[sector_in_line(addr)];
+  const uint32_t li = find(addr >> line_shift_).line;
+  if (li == kNoLine) return 0;
+  return masks(li)[sector_in_line(addr)];
 }
 
 bool SectorCache::touch(uint64_t addr) {
-  const uint32_t set = set_of(addr);
-  const int32_t w = find(set, addr >> line_shift_);
-  if (w < 0) return false;
-  line(set, uint32_t(w)).last_use = ++use_counter_;
+  const TagSlot found = find(addr >> line_shift_);
+  if (found.line == kNoLine) return false;
+  make_mru(found.set, found.line - index_of(found.set, 0));
   return true;
 }
 
 Eviction SectorCache::fill(uint64_t addr) {
-  const uint32_t set = set_of(addr);
   const uint64_t tag = addr >> line_shift_;
   Eviction ev;
-  int32_t found = find(set, tag);
-  uint32_t w = 0;
-  if (found < 0) {
-    ev = allocate(set, tag, &w);
+  const TagSlot found = find(tag);
+  uint32_t li = found.line;
+  if (li == kNoLine) {
+    ev = allocate(set_of(addr), tag, &li);
   } else {
-    w = uint32_t(found);
+    make_mru(found.set, li - index_of(found.set, 0));
   }
-  Line& l = line(set, w);
   const uint32_t s = sector_in_line(addr);
-  l.valid |= 1u << s;
-  masks(set, w)[s] = full_mask_;  // memory's bytes under the written ones: all present
-  l.last_use = ++use_counter_;
+  lines_[li].valid |= 1u << s;
+  masks(li)[s] = full_mask_;  // memory's bytes under the written ones: all present
   return ev;
 }
 
 Eviction SectorCache::write(uint64_t addr, uint32_t byte_mask, bool allocate_line) {
-  const uint32_t set = set_of(addr);
   const uint64_t tag = addr >> line_shift_;
   Eviction ev;
-  int32_t found = find(set, tag);
-  uint32_t w = 0;
-  if (found < 0) {
+  const TagSlot found = find(tag);
+  uint32_t li = found.line;
+  if (li == kNoLine) {
     if (!allocate_line) return ev;
-    ev = allocate(set, tag, &w);
+    ev = allocate(set_of(addr), tag, &li);
   } else {
-    w = uint32_t(found);
+    make_mru(found.set, li - index_of(found.set, 0));
   }
-  Line& l = line(set, w);
+  Line& l = lines_[li];
   const uint32_t s = sector_in_line(addr);
   l.valid |= 1u << s;
   if (geometry_.write_policy == WritePolicy::kWriteBack) l.dirty |= 1u << s;
-  masks(set, w)[s] |= byte_mask & full_mask_;
-  l.last_use = ++use_counter_;
+  masks(li)[s] |= byte_mask & full_mask_;
   return ev;
 }
 
 void SectorCache::invalidate_all() {
-  for (Line& l : lines_) l = Line{};
-  for (uint32_t& m : byte_masks_) m = 0;
+  // Lines are reset when allocated; only the present counts and the tag index matter.
+  for (SetState& st : set_state_) st = SetState{};
+  std::fill(tag_index_.begin(), tag_index_.end(), TagSlot{});
 }
 
 void SectorCache::set_ways(uint32_t ways) {
@@ -166,19 +219,21 @@ void SectorCache::set_ways(uint32_t ways) {
 
 uint32_t SectorCache::valid_lines() const {
   uint32_t n = 0;
-  for (const Line& l : lines_) n += l.present ? 1 : 0;
+  for (const SetState& st : set_state_) n += st.present;
   return n;
 }
 
 uint32_t SectorCache::valid_sectors() const {
   uint32_t n = 0;
-  for (const Line& l : lines_) n += uint32_t(std::popcount(l.valid));
+  for (uint32_t set = 0; set < geometry_.sets; ++set)
+    for (uint32_t w = 0; w < set_state_[set].present; ++w) n += uint32_t(std::popcount(lines_[index_of(set, w)].valid));
   return n;
 }
 
 uint32_t SectorCache::dirty_sectors() const {
   uint32_t n = 0;
-  for (const Line& l : lines_) n += uint32_t(std::popcount(l.dirty));
+  for (uint32_t set = 0; set < geometry_.sets; ++set)
+    for (uint32_t w = 0; w < set_state_[set].present; ++w) n += uint32_t(std::popcount(lines_[index_of(set, w)].dirty));
   return n;
 }
 

@@ -116,29 +116,47 @@ class SectorCache {
   uint32_t dirty_sectors() const;
 
  private:
+  static constexpr uint32_t kNoLine = 0xffffffffu;
+
+  // The line a way holds; meaningful only while the way is present.
   struct Line {
-    uint64_t tag = 0;        // line number (address / line_bytes)
-    uint64_t last_use = 0;   // access sequence number of the last touch (LRU)
-    uint32_t valid = 0;      // bit per sector
-    uint32_t dirty = 0;      // bit per sector
-    bool present = false;    // the way holds a line
+    uint64_t tag = 0;    // line number (address / line_bytes)
+    uint32_t valid = 0;  // bit per sector
+    uint32_t dirty = 0;  // bit per sector
+  };
+  // Replacement state of a set. A way is only ever freed together with every
+  // other way (invalidate_all, set_ways) and a miss takes the first absent way,
+  // so the present ways are always ways 0 .. present - 1. Recency is a doubly
+  // linked list of the present ways, most recently used first: LRU by call order.
+  struct SetState {
+    uint32_t present = 0;  // ways 0 .. present - 1 hold lines
+    uint32_t mru = 0;      // most recently used way (when present > 0)
+    uint32_t lru = 0;      // least recently used way (when present > 0)
+  };
+  // Open-addressed (linear probing) index from a line number to the line
+  // (set * geometry.ways + way) holding it. A line number maps to one set, so
+  // the tag alone identifies the line across the cache.
+  struct TagSlot {
+    uint64_t tag = 0;
+    uint32_t line = kNoLine;  // kNoLine: empty slot
+    uint32_t set = 0;         // the set of the line
   };
 
-  // Way index of the line holding addr in its set, or -1.
-  int32_t find(uint32_t set, uint64_t tag) const;
-  // Way to replace in a set: first absent way, else least recently used.
-  uint32_t victim(uint32_t set) const;
-  // Install a line for addr in its set, returning what was evicted.
-  Eviction allocate(uint32_t set, uint64_t tag, uint32_t* way);
-  Eviction eviction_of(uint32_t set, uint32_t way) const;
-  Line& line(uint32_t set, uint32_t way) { return lines_[std::size_t(set) * geometry_.ways + way]; }
-  const Line& line(uint32_t set, uint32_t way) const { return lines_[std::size_t(set) * geometry_.ways + way]; }
-  uint32_t* masks(uint32_t set, uint32_t way) {
-    return &byte_masks_[(std::size_t(set) * geometry_.ways + way) * sectors_per_line_];
-  }
-  const uint32_t* masks(uint32_t set, uint32_t way) const {
-    return &byte_masks_[(std::size_t(set) * geometry_.ways + way) * sectors_per_line_];
-  }
+  // The slot of tag: its line index (set * geometry.ways + way) and set, or line = kNoLine.
+  TagSlot find(uint64_t tag) const;
+  uint32_t home_slot(uint64_t tag) const { return uint32_t((tag * 0x9E3779B97F4A7C15ull) >> tag_shift_); }
+  void index_insert(uint64_t tag, uint32_t line, uint32_t set);
+  void index_erase(uint64_t tag);
+  // Make a present way the most recently used of its set.
+  void make_mru(uint32_t set, uint32_t way);
+  // Install a line for tag in its set, returning what was evicted: the first
+  // absent way (way `present`), else the least recently used way. The new line
+  // is most recently used.
+  Eviction allocate(uint32_t set, uint64_t tag, uint32_t* line_index);
+  Eviction eviction_of(uint32_t line_index) const;
+  uint32_t index_of(uint32_t set, uint32_t way) const { return set * geometry_.ways + way; }
+  uint32_t* masks(uint32_t line_index) { return &byte_masks_[std::size_t(line_index) * sectors_per_line_]; }
+  const uint32_t* masks(uint32_t line_index) const { return &byte_masks_[std::size_t(line_index) * sectors_per_line_]; }
 
   SectorCacheGeometry geometry_;
   uint32_t ways_in_use_;
@@ -146,9 +164,13 @@ class SectorCache {
   uint32_t set_bits_;
   uint32_t line_shift_;
   uint32_t full_mask_;
-  uint64_t use_counter_ = 0;       // increases on every touch, fill and write: LRU order is call order
-  std::vector<Line> lines_;        // sets x ways
+  uint32_t tag_shift_;               // 64 - log2(tag_index_.size())
+  std::vector<Line> lines_;          // sets x ways
   std::vector<uint32_t> byte_masks_;  // sets x ways x sectors_per_line
+  std::vector<uint32_t> lru_prev_;   // sets x ways: the next more recently used way
+  std::vector<uint32_t> lru_next_;   // sets x ways: the next less recently used way
+  std::vector<SetState> set_state_;  // per set
+  std::vector<TagSlot> tag_index_;   // power of two, at least twice the lines
 };
 
 }  // namespace lockstep

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <set>
+#include <stdexcept>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace lockstep {
@@ -165,6 +168,45 @@ TEST(AddressMapSetHash, IpolySpreadsPowerOfTwoLineStridesOverAllSets) {
   std::set<uint32_t> linear;
   for (uint64_t i = 0; i < 32; ++i) linear.insert(AddressMap::l2_set(i * 32, IndexHash::kLinear, 5));
   EXPECT_EQ(linear.size(), 1u);
+}
+
+TEST(AddressMapIpoly, TableDrivenReductionEqualsBitSerialDivisionForEveryDegree) {
+  std::mt19937_64 rng(20);
+  for (uint32_t bits = 1; bits <= 20; ++bits) {
+    for (uint64_t v : {0ull, 1ull, ~0ull, 0x8000000000000000ull, 0xffull, 0x100ull, 0xdeadbeefcafef00dull})
+      ASSERT_EQ(ipoly_reduce(v, bits), ipoly_reduce_reference(v, bits)) << v << " bits " << bits;
+    for (uint32_t k = 0; k < 64; ++k)
+      ASSERT_EQ(ipoly_reduce(uint64_t(1) << k, bits), ipoly_reduce_reference(uint64_t(1) << k, bits)) << k;
+    for (int i = 0; i < 20000; ++i) {
+      const uint64_t v = rng() >> (rng() % 64);  // every magnitude, small values included
+      ASSERT_EQ(ipoly_reduce(v, bits), ipoly_reduce_reference(v, bits)) << v << " bits " << bits;
+      ASSERT_EQ(index_hash(IndexHash::kIpoly, v, bits), ipoly_reduce_reference(v, bits));
+    }
+  }
+  // Values below the degree are their own residue; x^5 mod (x^5 + x^2 + 1) = x^2 + 1.
+  EXPECT_EQ(ipoly_reduce(0x1f, 5), 0x1fu);
+  EXPECT_EQ(ipoly_reduce(0x20, 5), 0x5u);
+  EXPECT_EQ(ipoly_reduce(12345, 0), 0u);
+  EXPECT_THROW(ipoly_reduce(1, 21), std::invalid_argument);
+  EXPECT_THROW(ipoly_reduce_reference(1, 21), std::invalid_argument);
+}
+
+TEST(AddressMapDecode, LocateGivesTheSliceOfTheDecodeAndASliceLocalAddressThatRoundTrips) {
+  // Power-of-two and other channel and sub-partition counts take different division paths.
+  for (auto [channels, subpartitions] : {std::pair{32u, 2u}, std::pair{40u, 4u}, std::pair{12u, 3u}, std::pair{1u, 1u}}) {
+    const AddressMap map(spec_with(channels, IndexHash::kIpoly, subpartitions));
+    std::mt19937_64 rng(channels);
+    for (int i = 0; i < 20000; ++i) {
+      const uint64_t a = rng() >> (16 + rng() % 24);
+      const SliceAddress s = map.locate(a);
+      const DecodedAddress d = map.decode(a);
+      ASSERT_EQ(s.slice, d.channel * subpartitions + d.subpartition) << a;
+      ASSERT_EQ(s.slice, map.slice(a));
+      ASSERT_EQ(s.local, map.slice_local(a));
+      ASSERT_EQ(s.local % 128, a % 128);  // the offset inside the line is kept
+      ASSERT_EQ(map.global(s.slice, s.local), a) << a;
+    }
+  }
 }
 
 }  // namespace

@@ -3,6 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <bit>
+#include <random>
+#include <vector>
+
+#include "memsys/address_map.h"
+
 namespace lockstep {
 namespace {
 
@@ -119,6 +126,254 @@ TEST(SectorCacheWays, SetWaysInvalidatesAndLimitsAssociativity) {
   c.invalidate_all();
   EXPECT_EQ(c.valid_sectors(), 0u);
   EXPECT_THROW(c.set_ways(5), std::invalid_argument);
+}
+
+TEST(SectorCacheLru, FullTwoHundredFiftySixWaySetEvictsTheLeastRecentlyUsedWay) {
+  // The adaptive L1 shape: 4 sets x 256 ways; line n is in set n % 4.
+  SectorCacheGeometry g = small(WritePolicy::kWriteThrough);
+  g.sets = 4;
+  g.ways = 256;
+  SectorCache c(g);
+  for (uint64_t i = 0; i < 256; ++i) EXPECT_FALSE(c.fill(i * 4 * kLine).valid);
+  EXPECT_EQ(c.valid_lines(), 256u);
+  EXPECT_TRUE(c.touch(0));          // line 0 most recent: line 4 is now the oldest
+  c.write(4 * kLine, 0x1, false);   // a write to a present line refreshes it too: line 8 is the oldest
+  EXPECT_EQ(c.victim_of(1024 * kLine).line_addr, 8 * kLine);
+  EXPECT_EQ(c.fill(1024 * kLine).line_addr, 8 * kLine);
+  EXPECT_EQ(c.fill(1028 * kLine).line_addr, 12 * kLine);
+  EXPECT_EQ(c.probe(0), SectorState::kHit);
+  EXPECT_EQ(c.probe(8 * kLine), SectorState::kLineMiss);
+  EXPECT_EQ(c.probe(1024 * kLine), SectorState::kHit);
+  EXPECT_EQ(c.valid_lines(), 256u);
+}
+
+// The straightforward cache the optimized one must match call for call: every
+// lookup scans the enabled ways of the set; the victim is the first absent way,
+// else the way with the smallest last-use stamp (one stamp per touch, fill, write).
+class ReferenceSectorCache {
+ public:
+  explicit ReferenceSectorCache(const SectorCacheGeometry& g)
+      : g_(g), ways_in_use_(g.ways), lines_(size_t(g.sets) * g.ways) {
+    full_mask_ = g.sector_bytes == 32 ? 0xffffffffu : (1u << g.sector_bytes) - 1;
+  }
+
+  SectorState probe(uint64_t addr) const {
+    const int w = find(addr);
+    if (w < 0) return SectorState::kLineMiss;
+    const Line& l = line(set_of(addr), uint32_t(w));
+    const uint32_t s = sector_in_line(addr);
+    if (!(l.valid >> s & 1)) return SectorState::kSectorMiss;
+    return l.masks[s] == full_mask_ ? SectorState::kHit : SectorState::kPartial;
+  }
+  uint32_t byte_mask(uint64_t addr) const {
+    const int w = find(addr);
+    return w < 0 ? 0 : line(set_of(addr), uint32_t(w)).masks[sector_in_line(addr)];
+  }
+  bool touch(uint64_t addr) {
+    const int w = find(addr);
+    if (w < 0) return false;
+    line(set_of(addr), uint32_t(w)).last_use = ++clock_;
+    return true;
+  }
+  Eviction victim_of(uint64_t addr) const {
+    if (find(addr) >= 0) return Eviction{};
+    return eviction_of(set_of(addr), victim(set_of(addr)));
+  }
+  Eviction fill(uint64_t addr) {
+    Eviction ev;
+    Line& l = locate(addr, &ev);
+    const uint32_t s = sector_in_line(addr);
+    l.valid |= 1u << s;
+    l.masks[s] = full_mask_;
+    l.last_use = ++clock_;
+    return ev;
+  }
+  Eviction write(uint64_t addr, uint32_t mask, bool allocate) {
+    if (!allocate && find(addr) < 0) return Eviction{};
+    Eviction ev;
+    Line& l = locate(addr, &ev);
+    const uint32_t s = sector_in_line(addr);
+    l.valid |= 1u << s;
+    if (g_.write_policy == WritePolicy::kWriteBack) l.dirty |= 1u << s;
+    l.masks[s] |= mask & full_mask_;
+    l.last_use = ++clock_;
+    return ev;
+  }
+  void invalidate_all() {
+    for (Line& l : lines_) l = Line{};
+  }
+  void set_ways(uint32_t ways) {
+    ways_in_use_ = ways;
+    invalidate_all();
+  }
+  uint32_t valid_lines() const {
+    uint32_t n = 0;
+    for (const Line& l : lines_) n += l.present;
+    return n;
+  }
+  uint32_t valid_sectors() const {
+    uint32_t n = 0;
+    for (const Line& l : lines_) n += uint32_t(std::popcount(l.valid));
+    return n;
+  }
+  uint32_t dirty_sectors() const {
+    uint32_t n = 0;
+    for (const Line& l : lines_) n += uint32_t(std::popcount(l.dirty));
+    return n;
+  }
+
+ private:
+  struct Line {
+    bool present = false;
+    uint64_t tag = 0;
+    uint64_t last_use = 0;
+    uint32_t valid = 0;
+    uint32_t dirty = 0;
+    std::array<uint32_t, kMaxSectorsPerLine> masks{};
+  };
+  uint64_t tag_of(uint64_t addr) const { return addr / g_.line_bytes; }
+  uint32_t sector_in_line(uint64_t addr) const { return uint32_t(addr % g_.line_bytes / g_.sector_bytes); }
+  uint32_t set_of(uint64_t addr) const {
+    return index_hash(g_.set_hash, tag_of(addr), uint32_t(std::countr_zero(g_.sets)));
+  }
+  Line& line(uint32_t set, uint32_t way) { return lines_[size_t(set) * g_.ways + way]; }
+  const Line& line(uint32_t set, uint32_t way) const { return lines_[size_t(set) * g_.ways + way]; }
+  int find(uint64_t addr) const {
+    for (uint32_t w = 0; w < ways_in_use_; ++w) {
+      const Line& l = line(set_of(addr), w);
+      if (l.present && l.tag == tag_of(addr)) return int(w);
+    }
+    return -1;
+  }
+  uint32_t victim(uint32_t set) const {
+    uint32_t best = 0;
+    for (uint32_t w = 0; w < ways_in_use_; ++w) {
+      if (!line(set, w).present) return w;
+      if (line(set, w).last_use < line(set, best).last_use) best = w;
+    }
+    return best;
+  }
+  Eviction eviction_of(uint32_t set, uint32_t way) const {
+    Eviction ev;
+    const Line& l = line(set, way);
+    if (!l.present) return ev;
+    ev.valid = true;
+    ev.line_addr = l.tag * g_.line_bytes;
+    ev.valid_sectors = l.valid;
+    ev.dirty_sectors = l.dirty;
+    for (uint32_t s = 0; s < g_.sectors_per_line(); ++s) ev.byte_masks[s] = l.masks[s];
+    return ev;
+  }
+  // The line holding addr, allocated (evicting into *ev) when absent.
+  Line& locate(uint64_t addr, Eviction* ev) {
+    const int w = find(addr);
+    if (w >= 0) return line(set_of(addr), uint32_t(w));
+    const uint32_t set = set_of(addr);
+    const uint32_t v = victim(set);
+    *ev = eviction_of(set, v);
+    Line& l = line(set, v);
+    l = Line{};
+    l.present = true;
+    l.tag = tag_of(addr);
+    return l;
+  }
+
+  SectorCacheGeometry g_;
+  uint32_t ways_in_use_;
+  uint32_t full_mask_;
+  uint64_t clock_ = 0;
+  std::vector<Line> lines_;
+};
+
+void assert_same_eviction(const Eviction& got, const Eviction& want, uint64_t step) {
+  ASSERT_EQ(got.valid, want.valid) << "step " << step;
+  ASSERT_EQ(got.line_addr, want.line_addr) << "step " << step;
+  ASSERT_EQ(got.valid_sectors, want.valid_sectors) << "step " << step;
+  ASSERT_EQ(got.dirty_sectors, want.dirty_sectors) << "step " << step;
+  ASSERT_EQ(got.byte_masks, want.byte_masks) << "step " << step;
+}
+
+// Drives both caches with the same random operations over a pool of lines three
+// times the capacity (hits, sector misses, evictions), with rare far addresses,
+// invalidations and way-count changes; every return value must agree.
+void run_equivalence(const SectorCacheGeometry& g, uint64_t steps, uint64_t seed) {
+  SectorCache fast(g);
+  ReferenceSectorCache ref(g);
+  std::mt19937_64 rng(seed);
+  const uint64_t pool_lines = uint64_t(g.sets) * g.ways * 3;
+  auto random_addr = [&] {
+    uint64_t line = rng() % pool_lines;
+    if (rng() % 16 == 0) line += (rng() % 1024) << 28;  // far away: different high bits
+    return line * g.line_bytes + rng() % g.line_bytes;
+  };
+  auto random_mask = [&] {
+    const uint64_t r = rng();
+    return r % 4 == 0 ? 0xffffffffu : uint32_t(r >> 8);
+  };
+  for (uint64_t step = 0; step < steps; ++step) {
+    const uint64_t addr = random_addr();
+    const uint32_t op = uint32_t(rng() % 1000);
+    if (op < 300) {
+      ASSERT_EQ(fast.probe(addr), ref.probe(addr)) << "step " << step;
+    } else if (op < 420) {
+      ASSERT_EQ(fast.touch(addr), ref.touch(addr)) << "step " << step;
+    } else if (op < 650) {
+      ASSERT_NO_FATAL_FAILURE(assert_same_eviction(fast.fill(addr), ref.fill(addr), step));
+    } else if (op < 900) {
+      const uint32_t mask = random_mask();
+      const bool allocate = rng() % 2 == 0;
+      ASSERT_NO_FATAL_FAILURE(assert_same_eviction(fast.write(addr, mask, allocate), ref.write(addr, mask, allocate), step));
+    } else if (op < 950) {
+      ASSERT_NO_FATAL_FAILURE(assert_same_eviction(fast.victim_of(addr), ref.victim_of(addr), step));
+    } else if (op < 998) {
+      ASSERT_EQ(fast.byte_mask(addr), ref.byte_mask(addr)) << "step " << step;
+    } else if (op < 999) {
+      if (rng() % 8 == 0) {
+        fast.invalidate_all();
+        ref.invalidate_all();
+      }
+    } else if (rng() % 8 == 0) {
+      const uint32_t ways = 1 + uint32_t(rng() % g.ways);
+      fast.set_ways(ways);
+      ref.set_ways(ways);
+      ASSERT_EQ(fast.ways_in_use(), ways);
+    }
+    if (step % 997 == 0) {
+      ASSERT_EQ(fast.valid_lines(), ref.valid_lines()) << "step " << step;
+      ASSERT_EQ(fast.valid_sectors(), ref.valid_sectors()) << "step " << step;
+      ASSERT_EQ(fast.dirty_sectors(), ref.dirty_sectors()) << "step " << step;
+    }
+  }
+  EXPECT_EQ(fast.valid_lines(), ref.valid_lines());
+  EXPECT_EQ(fast.valid_sectors(), ref.valid_sectors());
+  EXPECT_EQ(fast.dirty_sectors(), ref.dirty_sectors());
+}
+
+SectorCacheGeometry geometry(uint32_t sets, uint32_t ways, uint32_t line_bytes, uint32_t sector_bytes,
+                             IndexHash hash, WritePolicy policy) {
+  SectorCacheGeometry g;
+  g.sets = sets;
+  g.ways = ways;
+  g.line_bytes = line_bytes;
+  g.sector_bytes = sector_bytes;
+  g.set_hash = hash;
+  g.write_policy = policy;
+  return g;
+}
+
+TEST(SectorCacheEquivalence, AdaptiveL1FourSetsOf256WaysMatchesTheLinearScanModel) {
+  run_equivalence(geometry(4, 256, 128, 32, IndexHash::kLinear, WritePolicy::kWriteThrough), 100000, 1);
+}
+
+TEST(SectorCacheEquivalence, L2Slice32SetsOf24WaysMatchesTheLinearScanModel) {
+  run_equivalence(geometry(32, 24, 128, 32, IndexHash::kIpoly, WritePolicy::kWriteBack), 100000, 2);
+}
+
+TEST(SectorCacheEquivalence, SmallAndOddGeometriesMatchTheLinearScanModel) {
+  run_equivalence(geometry(2, 2, 128, 32, IndexHash::kLinear, WritePolicy::kWriteBack), 30000, 3);
+  run_equivalence(geometry(1, 7, 64, 16, IndexHash::kLinear, WritePolicy::kWriteBack), 30000, 4);
+  run_equivalence(geometry(16, 5, 256, 8, IndexHash::kXor, WritePolicy::kWriteThrough), 30000, 5);
+  run_equivalence(geometry(64, 1, 32, 32, IndexHash::kIpoly, WritePolicy::kWriteBack), 30000, 6);
 }
 
 }  // namespace
