@@ -1,7 +1,11 @@
 #include "parallel/gpu.h"
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
+#include <semaphore>
+
+#include "parallel/worker_team.h"
 
 namespace lockstep {
 
@@ -14,11 +18,82 @@ Gpu::Gpu(const GpuSpec& spec, bool perfect_memory) : spec_(spec), clocks_(spec.c
     for (uint32_t i = 0; i < spec.sms; ++i)
       sms_[i]->attach_memory(spec.memory.l1d, &memory_->request_port(i), &memory_->reply_port(i));
   }
-  cluster_order_.resize(spec.clusters());
-  std::iota(cluster_order_.begin(), cluster_order_.end(), 0u);
+  partition_clusters(1, Partition::kContiguous, nullptr);
 }
 
 Gpu::~Gpu() = default;
+
+const char* schedule_name(Schedule s) {
+  switch (s) {
+    case Schedule::kSeq: return "seq";
+    case Schedule::kPara1: return "para1";
+    case Schedule::kPara2: return "para2";
+  }
+  return "?";
+}
+
+const char* partition_name(Partition p) {
+  switch (p) {
+    case Partition::kContiguous: return "contiguous";
+    case Partition::kRoundRobin: return "round-robin";
+    case Partition::kBalanced: return "balanced";
+  }
+  return "?";
+}
+
+Schedule parse_schedule(const std::string& text) {
+  for (Schedule s : {Schedule::kSeq, Schedule::kPara1, Schedule::kPara2})
+    if (text == schedule_name(s)) return s;
+  throw std::invalid_argument("--schedule " + text + ": expected seq, para1 or para2");
+}
+
+Partition parse_partition(const std::string& text) {
+  for (Partition p : {Partition::kContiguous, Partition::kRoundRobin, Partition::kBalanced})
+    if (text == partition_name(p)) return p;
+  throw std::invalid_argument("--partition " + text + ": expected contiguous, round-robin or balanced");
+}
+
+void Gpu::partition_clusters(uint32_t sm_threads, Partition partition, const std::vector<double>* cost) {
+  const uint32_t clusters = spec_.clusters();
+  sm_threads = std::max(1u, std::min(sm_threads, clusters));
+  clusters_of_.assign(sm_threads, {});
+  if (partition == Partition::kRoundRobin) {
+    for (uint32_t c = 0; c < clusters; ++c) clusters_of_[c % sm_threads].push_back(c);
+    return;
+  }
+  // Contiguous ranges; with a cost per thread (balanced), range sizes follow
+  // the share of the cycle each thread should take.
+  std::vector<double> weight(sm_threads, 1.0);
+  if (cost) weight = *cost;
+  double total = 0;
+  for (double w : weight) total += w;
+  uint32_t next = 0;
+  double acc = 0;
+  for (uint32_t t = 0; t < sm_threads; ++t) {
+    acc += weight[t];
+    uint32_t end = t + 1 == sm_threads ? clusters : uint32_t(double(clusters) * acc / total + 0.5);
+    end = std::clamp(end, next + 1, clusters - (sm_threads - 1 - t));  // at least one cluster each
+    for (; next < end; ++next) clusters_of_[t].push_back(next);
+  }
+}
+
+void Gpu::run_share(uint32_t t, uint64_t now) {
+  const auto start = measure_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  if (memory_ && t == memory_thread_) {
+    run_memory_edges(now);
+    if (measure_)
+      memory_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+  }
+  if (t < clusters_of_.size()) {
+    const uint32_t per_cluster = spec_.sms_per_cluster, nsms = uint32_t(sms_.size());
+    for (uint32_t c : clusters_of_[t]) {
+      const uint32_t first = c * per_cluster;
+      for (uint32_t s = first; s < std::min(first + per_cluster, nsms); ++s) sms_[s]->tick(now);
+    }
+  }
+  if (measure_)
+    share_ns_[t] += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
 
 void Gpu::run_memory_edges(uint64_t now) {
   clocks_.memory_edges_until(now, [this](ClockDomain d, uint64_t cycle) {
@@ -126,17 +201,44 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   };
 
   std::mt19937_64 rng(options.shuffle_seed.value_or(0));
-  const uint32_t clusters = uint32_t(cluster_order_.size());
-  const uint32_t per_cluster = spec_.sms_per_cluster;
   const uint32_t nsms = uint32_t(sms_.size());
+
+  // Threads: seq runs everything on the caller. para1: every thread owns
+  // clusters, the leader also runs the memory side. para2: the last thread
+  // runs the memory side only (with one thread, para2 is para1).
+  const uint32_t threads = options.schedule == Schedule::kSeq ? 1 : std::max(1u, options.threads);
+  const bool memory_alone = options.schedule == Schedule::kPara2 && threads > 1 && memory_;
+  const uint32_t sm_threads = std::min(threads - (memory_alone ? 1 : 0), spec_.clusters());
+  memory_thread_ = memory_alone ? threads - 1 : 0;
+  partition_clusters(sm_threads, options.partition, nullptr);
+  engine_ = EngineReport{};
+  engine_.threads = threads;
+  share_ns_.assign(threads, 0);
+  memory_ns_ = 0;
+  measure_ = options.partition == Partition::kBalanced && threads > 1;
+  uint64_t now = clock_;
+  using Team = WorkerTeam<std::counting_semaphore<>>;
+  std::unique_ptr<Team> team;
+  if (threads > 1) team = std::make_unique<Team>(threads - 1, [this, &now](uint32_t t) { run_share(t, now); });
+  auto rebalance = [&]() {
+    // Cost of a cluster on each thread, then ranges that equalise the threads' time.
+    double sm_ns = 0;
+    for (uint32_t t = 0; t < clusters_of_.size(); ++t) sm_ns += double(share_ns_[t]) - (t == memory_thread_ ? double(memory_ns_) : 0.0);
+    const double per_thread = (sm_ns + (memory_alone ? 0.0 : double(memory_ns_))) / double(clusters_of_.size());
+    std::vector<double> want(clusters_of_.size(), per_thread);
+    if (!memory_alone) want[0] = std::max(per_thread - double(memory_ns_), per_thread * 0.05);
+    partition_clusters(uint32_t(clusters_of_.size()), Partition::kBalanced, &want);
+    std::fill(share_ns_.begin(), share_ns_.end(), 0);
+    memory_ns_ = 0;
+    ++engine_.rebalances;
+  };
   uint32_t last_dispatch = nsms - 1;
   uint64_t issued_before = 0, last_progress_cycle = clock_;
   const uint64_t run_start = clock_;
-  uint64_t now = clock_;
   bool truncated = false;
 
   for (;; ++now) {
-    if (memory_) run_memory_edges(now);
+    // Phase A (leader): launches, block dispatch.
     if (may_launch()) {
       if (!ready_since) ready_since = now;
       if (next_job == 0 || now >= *ready_since + spec_.kernel_launch_latency) {
@@ -160,11 +262,18 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
         break;
       }
     }
-    if (options.shuffle_seed) std::shuffle(cluster_order_.begin(), cluster_order_.end(), rng);
-    for (uint32_t c = 0; c < clusters; ++c) {
-      const uint32_t first = cluster_order_[c] * per_cluster;
-      for (uint32_t s = first; s < std::min(first + per_cluster, nsms); ++s) sms_[s]->tick(now);
+    if (options.shuffle_seed)
+      for (auto& list : clusters_of_) std::shuffle(list.begin(), list.end(), rng);
+    // Phase B: the memory side and the clusters, on the schedule's threads.
+    if (team) {
+      team->run_cycle();
+      ++engine_.parallel_cycles;
+      if (measure_ && (engine_.parallel_cycles & 4095) == 0) rebalance();
+    } else {
+      run_share(0, now);
+      ++engine_.serial_cycles;
     }
+    // Phase C (leader): publish the ports, close kernels.
     if (memory_) memory_->commit_ports();
     // Retirements, in SM order, close kernels.
     for (uint32_t s = 0; s < nsms; ++s) {
@@ -235,6 +344,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       break;
     }
   }
+  if (team) engine_.handshake_wait_ns = team->leader_wait_ns();
+  team.reset();
   for (const auto& sm : sms_) collect(*sm);
   if (truncated)
     for (const RunningKernel& rk : running) {

@@ -44,8 +44,9 @@ std::vector<uint32_t> parse_kernel_list(const std::string& text) {
 }
 
 SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const SimulationOptions& options) {
-  if (options.schedule != "seq")
-    throw std::invalid_argument("--schedule " + options.schedule + ": only 'seq' exists in this build");
+  const Schedule schedule = parse_schedule(options.schedule);
+  const Partition partition = parse_partition(options.partition);
+  if (options.threads == 0) throw std::invalid_argument("--threads must be at least 1");
   const auto start = std::chrono::steady_clock::now();
   const TraceManifest& m = trace.manifest();
   SimulationReport report;
@@ -58,6 +59,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   report.clocks = spec.clocks;
   report.dram_channels = spec.memory.dram.channels;
   report.schedule = options.schedule;
+  report.partition = options.partition;
 
   std::vector<uint32_t> selected;
   for (const TraceCommand& c : m.commands) {
@@ -108,6 +110,9 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   Gpu gpu(spec, options.perfect_memory);
   GpuRunOptions go;
   go.shuffle_seed = options.shuffle_seed;
+  go.schedule = schedule;
+  go.threads = options.threads;
+  go.partition = partition;
   go.cycle_budget = options.max_cycles;
   const uint32_t kernels_to_run = uint32_t(jobs.size());
   if (options.progress)
@@ -116,6 +121,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
     };
   std::vector<KernelResult> results = gpu.run(trace, jobs, go);
   report.gpu_cycles = gpu.cycles();
+  report.engine = gpu.engine_report();
   for (KernelResult& r : results) {
     const KernelInfo& info = m.kernels[r.kernel_index];
     KernelReport k;

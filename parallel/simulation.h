@@ -12,6 +12,7 @@
 #include "memsys/memory_stats.h"
 #include "frontend/trace/trace_source.h"
 #include "frontend/trace/warnings.h"
+#include "parallel/gpu.h"
 #include "parallel/gpu_spec.h"
 
 namespace lockstep {
@@ -22,7 +23,8 @@ struct SimulationOptions {
   uint64_t max_cycles = 0;                 // stop the run after this many cycles (0: none)
   std::optional<uint64_t> shuffle_seed;    // --cluster-order shuffle:SEED
   uint32_t threads = 1;
-  std::string schedule = "seq";
+  std::string schedule = "seq";            // seq, para1, para2
+  std::string partition = "contiguous";    // contiguous, round-robin, balanced
   WarningHandler warn = print_warning;    // once per kernel: warps that continue after a full-mask EXIT
   // Progress: (kernel ordinal, kernels to run, cycles, warp instructions) — for stderr.
   std::function<void(uint32_t, uint32_t, uint64_t, uint64_t)> progress;
@@ -56,6 +58,8 @@ struct SimulationReport {
   double wall_seconds = 0;
   uint32_t threads = 1;
   std::string schedule;
+  std::string partition;
+  EngineReport engine;
 };
 
 // Throws TraceError (bad trace, unknown opcode), SimulationError (watchdog,

@@ -117,15 +117,21 @@ std::string stats_json(const SimulationReport& r) {
     insts += k.stats.warp_insts;
     cycles += k.cycles;
   }
-  char run[512];
+  char run[768];
   std::snprintf(run, sizeof run,
                 ",\n \"run\": {\"wall_seconds\": %.6f, \"warp_insts_per_second\": %.1f, \"cycles_per_second\": %.1f, "
-                "\"threads\": %u, \"schedule\": \"%s\", \"truncated\": %s}}\n",
+                "\"threads\": %u, \"schedule\": \"%s\", \"partition\": \"%s\", \"parallel_cycles\": %llu, "
+                "\"serial_cycles\": %llu, \"handshake_wait_share\": %.4f, \"truncated\": %s}}\n",
                 r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0,
                 r.wall_seconds > 0 ? double(cycles) / r.wall_seconds : 0.0, r.threads, r.schedule.c_str(),
-                r.truncated ? "true" : "false");
+                r.partition.c_str(), (unsigned long long)r.engine.parallel_cycles,
+                (unsigned long long)r.engine.serial_cycles, handshake_wait_share(r), r.truncated ? "true" : "false");
   out += run;
   return out;
+}
+
+double handshake_wait_share(const SimulationReport& r) {
+  return r.wall_seconds > 0 ? double(r.engine.handshake_wait_ns) / 1e9 / r.wall_seconds : 0.0;
 }
 
 void print_summary(std::FILE* out, const SimulationReport& r) {
@@ -164,9 +170,13 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
   } else {
     std::fprintf(out, "  memory: perfect (sm.perfect_memory_latency)\n");
   }
-  std::fprintf(out, "  run: %.3f s wall, %.0f warp insts/s, %.0f cycles/s, %u thread(s), schedule %s\n", r.wall_seconds,
-               r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0,
+  std::fprintf(out, "  run: %.3f s wall, %.0f warp insts/s, %.0f cycles/s, %u thread(s), schedule %s",
+               r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0,
                r.wall_seconds > 0 ? double(cycles) / r.wall_seconds : 0.0, r.threads, r.schedule.c_str());
+  if (r.engine.threads > 1)
+    std::fprintf(out, " (%s), %.1f%% of the time waiting at the per-cycle handshake", r.partition.c_str(),
+                 100.0 * handshake_wait_share(r));
+  std::fprintf(out, "\n");
 }
 
 void write_stats_json(const SimulationReport& r, const std::string& path) {

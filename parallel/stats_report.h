@@ -28,4 +28,7 @@ void print_summary(std::FILE* out, const SimulationReport& report);
 // Writes the JSON to `path` through a temporary file renamed on success.
 void write_stats_json(const SimulationReport& report, const std::string& path);
 
+// Share of the run's wall time the leader spent waiting at the per-cycle join.
+double handshake_wait_share(const SimulationReport& r);
+
 }  // namespace lockstep

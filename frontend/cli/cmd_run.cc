@@ -59,8 +59,13 @@ int cmd_run(const Args& args) {
       "kernels", po::value(&kernels), "simulate only these kernel ids, e.g. 1,3-5 (memcpys still apply)")(
       "stats-json", po::value(&stats_json), "write statistics as JSON to this file")(
       "perfect-memory", po::bool_switch(&perfect), "no L1D/L2/DRAM: every global/local access takes sm.perfect_memory_latency")(
-      "threads", po::value(&options.threads)->default_value(1), "simulation threads")(
-      "schedule", po::value(&schedule)->default_value("seq"), "cycle schedule: seq")(
+      "threads", po::value(&options.threads)->default_value(1),
+      "simulation threads, the memory-side thread included (any number, also more than the cores)")(
+      "schedule", po::value(&schedule)->default_value("seq"),
+      "cycle schedule: seq (one thread), para1 (clusters over the threads, the leader also runs the memory side), "
+      "para2 (para1 with the memory side on a thread of its own)")(
+      "partition", po::value(&options.partition)->default_value("contiguous"),
+      "clusters to threads: contiguous, round-robin, balanced (resized from measured time)")(
       "max-cycles", po::value(&options.max_cycles)->default_value(0), "stop after this many core cycles (0: none)")(
       "cluster-order", po::value(&cluster_order)->default_value("natural"),
       "debug: 'shuffle:SEED' ticks clusters in a random order every cycle (results must not change)")(
@@ -73,10 +78,11 @@ int cmd_run(const Args& args) {
   options.shuffle_seed = parse_cluster_order(cluster_order);
   if (!kernels.empty()) options.kernel_ids = parse_kernel_list(kernels);
   if (options.threads == 0) throw po::error("--threads must be at least 1");
+  parse_schedule(schedule);
+  parse_partition(options.partition);
   if (options.threads > 1 && schedule == "seq" && !quiet)
     std::fprintf(stderr, "lockstep run: note: the seq schedule simulates on one thread (--threads %u ignored)\n",
                  options.threads);
-  options.threads = 1;
 
   auto trace = open_trace(input);
   if (trace->manifest().kernels.empty()) throw std::runtime_error(input + ": the trace has no kernels");

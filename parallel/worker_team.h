@@ -1,0 +1,75 @@
+#pragma once
+// The per-cycle fork-join of the threaded schedules (papers/parallel-gpgpu-sim.txt
+// Alg. 2): the leader (the calling thread, index 0) and W workers (indices
+// 1..W) each run their share of a cycle; the leader posts one "go" semaphore
+// per worker, runs share 0, then waits on one "done" semaphore per worker.
+// The semaphores give the happens-before edges that make everything the
+// leader wrote before the fork visible to the workers and everything the
+// workers wrote visible to the leader after the join.
+//
+// Semaphore is any type with release() and acquire() (parallel/semaphore.h).
+// The share is a function reference set once; calling it is one indirect call
+// per thread per cycle, never per instruction.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace lockstep {
+
+template <typename Semaphore>
+class WorkerTeam {
+ public:
+  // `share(i)` is called once per cycle on thread i (0 = the leader).
+  WorkerTeam(uint32_t workers, std::function<void(uint32_t)> share) : share_(std::move(share)) {
+    slots_.reserve(workers);
+    for (uint32_t i = 0; i < workers; ++i) slots_.push_back(std::make_unique<Slot>());
+    for (uint32_t i = 0; i < workers; ++i) slots_[i]->thread = std::thread([this, i] { work(i + 1); });
+  }
+  ~WorkerTeam() {
+    stop_.store(true, std::memory_order_relaxed);
+    for (auto& s : slots_) s->go.release();
+    for (auto& s : slots_) s->thread.join();
+  }
+  WorkerTeam(const WorkerTeam&) = delete;
+  WorkerTeam& operator=(const WorkerTeam&) = delete;
+
+  uint32_t threads() const { return uint32_t(slots_.size()) + 1; }
+
+  // One cycle: every thread runs its share; returns when all have.
+  void run_cycle() {
+    for (auto& s : slots_) s->go.release();
+    share_(0);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (auto& s : slots_) s->done.acquire();
+    wait_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  }
+  // Nanoseconds the leader spent waiting for the workers at the join.
+  uint64_t leader_wait_ns() const { return wait_ns_; }
+
+ private:
+  struct Slot {
+    Semaphore go{0};
+    Semaphore done{0};
+    std::thread thread;
+  };
+  void work(uint32_t index) {
+    Slot& s = *slots_[index - 1];
+    for (;;) {
+      s.go.acquire();
+      if (stop_.load(std::memory_order_relaxed)) return;
+      share_(index);
+      s.done.release();
+    }
+  }
+
+  std::function<void(uint32_t)> share_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::atomic<bool> stop_{false};
+  uint64_t wait_ns_ = 0;
+};
+
+}  // namespace lockstep
