@@ -17,17 +17,6 @@ namespace po = boost::program_options;
 namespace lockstep::cli {
 namespace {
 
-// The shipped config of the GPU generation a trace was recorded on.
-std::string default_gpu_for(uint32_t binary_version) {
-  switch (binary_version / 10) {
-    case 6: return "GTX1080";
-    case 7: return binary_version >= 75 ? "RTX2060" : "QV100";
-    case 8: return binary_version >= 86 ? "RTX3070" : "A100";
-    case 9: return "H100";
-    default: return "QV100";
-  }
-}
-
 std::optional<uint64_t> parse_cluster_order(const std::string& text) {
   if (text == "natural") return std::nullopt;
   if (text.rfind("shuffle:", 0) == 0) {

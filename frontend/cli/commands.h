@@ -16,5 +16,7 @@ int cmd_export(const Args& args);
 int cmd_gen(const Args& args);
 int cmd_config(const Args& args);
 int cmd_run(const Args& args);
+int cmd_verify(const Args& args);
+int cmd_bench(const Args& args);
 
 }  // namespace lockstep::cli

@@ -17,6 +17,8 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"run", lockstep::cli::cmd_run, "simulate a trace on a GPU config and report cycles, IPC and counters"},
+    {"verify", lockstep::cli::cmd_verify, "run a trace on every schedule / thread count / partition and compare all counters"},
+    {"bench", lockstep::cli::cmd_bench, "time a trace on several thread counts and schedules (median of repetitions)"},
     {"convert", lockstep::cli::cmd_convert, "convert an Accel-Sim text trace to a .lst container"},
     {"info", lockstep::cli::cmd_info, "summarise a trace (.lst or Accel-Sim text)"},
     {"export", lockstep::cli::cmd_export, "write a .lst back as Accel-Sim text"},

@@ -1,0 +1,126 @@
+// lockstep verify TRACE [--threads 1,2,4,8] [--schedules seq,para1,para2] [--partitions ...]
+// Runs the trace once per combination and compares every counter of every
+// kernel with the sequential run: the determinism contract, checked.
+#include <boost/program_options.hpp>
+#include <cstdio>
+
+#include "frontend/cli/command_line.h"
+#include "frontend/cli/commands.h"
+#include "frontend/convert/open_trace.h"
+#include "parallel/config/gpu_config.h"
+#include "parallel/simulation.h"
+#include "parallel/stats_report.h"
+
+namespace po = boost::program_options;
+
+namespace lockstep::cli {
+namespace {
+
+struct Run {
+  std::string schedule, partition;
+  uint32_t threads = 1;
+  SimulationReport report;
+};
+
+std::string value_text(const StatValue& v) {
+  char buf[64];
+  if (v.is_integer)
+    std::snprintf(buf, sizeof buf, "%llu", (unsigned long long)v.integer);
+  else
+    std::snprintf(buf, sizeof buf, "%.6f", v.real);
+  return buf;
+}
+
+// The differing counters of `b` against `a` (kernel by kernel, then totals), at most `limit`.
+std::vector<std::string> differences(const SimulationReport& a, const SimulationReport& b, size_t limit) {
+  std::vector<std::string> out;
+  auto compare = [&](const std::string& where, const std::vector<StatValue>& x, const std::vector<StatValue>& y) {
+    for (size_t i = 0; i < std::max(x.size(), y.size()) && out.size() < limit; ++i) {
+      if (i < x.size() && i < y.size() && x[i].name == y[i].name && x[i].is_integer == y[i].is_integer &&
+          x[i].integer == y[i].integer && (x[i].is_integer || x[i].real == y[i].real))
+        continue;
+      const std::string name = i < x.size() ? x[i].name : y[i].name;
+      out.push_back(where + " " + name + ": " + (i < x.size() ? value_text(x[i]) : "-") + " vs " +
+                    (i < y.size() ? value_text(y[i]) : "-"));
+    }
+  };
+  if (a.kernels.size() != b.kernels.size())
+    out.push_back("kernels simulated: " + std::to_string(a.kernels.size()) + " vs " + std::to_string(b.kernels.size()));
+  for (size_t k = 0; k < std::min(a.kernels.size(), b.kernels.size()); ++k)
+    compare("kernel " + std::to_string(a.kernels[k].kernel_id) + " (" + a.kernels[k].name.substr(0, 40) + ")",
+            kernel_stats(a, a.kernels[k]), kernel_stats(b, b.kernels[k]));
+  compare("total", total_stats(a), total_stats(b));
+  return out;
+}
+
+}  // namespace
+
+int cmd_verify(const Args& args) {
+  std::string input, gpu, config_file, kernels, threads = "1,2,4,8", schedules = "seq,para1,para2",
+                                                partitions = "contiguous,round-robin,balanced";
+  std::vector<std::string> sets;
+  SimulationOptions base;
+  bool perfect = false;
+  po::options_description opts(
+      "usage: lockstep verify TRACE [options]\n"
+      "Runs TRACE with every combination of schedule, thread count and partition and compares every counter of\n"
+      "every kernel with the sequential run; exit code 1 and the first differing counters on any difference.\noptions");
+  opts.add_options()("help,h", "show this help")("gpu", po::value(&gpu), "GPU config by name")(
+      "config", po::value(&config_file), "GPU config file")(
+      "set", po::value(&sets)->composing(), "override a config key (repeatable)")(
+      "kernels", po::value(&kernels), "simulate only these kernel ids")(
+      "perfect-memory", po::bool_switch(&perfect), "no memory system (fixed latency)")(
+      "max-cycles", po::value(&base.max_cycles)->default_value(0), "stop each run after this many cycles")(
+      "threads", po::value(&threads)->default_value(threads), "thread counts to try")(
+      "schedules", po::value(&schedules)->default_value(schedules), "schedules to try (seq, para1, para2)")(
+      "partitions", po::value(&partitions)->default_value(partitions), "partitions to try");
+  if (!parse_command_line(args, opts, "input", input)) return 0;
+  if (input.empty()) throw po::error("missing trace");
+  if (!gpu.empty() && !config_file.empty()) throw po::error("--gpu and --config are exclusive");
+  base.perfect_memory = perfect;
+  base.warn = nullptr;
+  if (!kernels.empty()) base.kernel_ids = parse_kernel_list(kernels);
+  const std::vector<uint32_t> thread_counts = parse_thread_list(threads);
+  const std::vector<std::string> schedule_list = split_list(schedules), partition_list = split_list(partitions);
+  for (const std::string& s : schedule_list) parse_schedule(s);
+  for (const std::string& p : partition_list) parse_partition(p);
+
+  std::string which = !config_file.empty() ? config_file : gpu;
+  if (which.empty()) which = default_gpu_for(open_trace(input)->manifest().kernels.at(0).binary_version);
+  const GpuSpec spec = load_gpu_spec(which, sets);
+
+  auto run = [&](const std::string& schedule, uint32_t n, const std::string& partition) {
+    SimulationOptions o = base;
+    o.schedule = schedule;
+    o.threads = n;
+    o.partition = partition;
+    auto trace = open_trace(input);
+    return Run{schedule, partition, n, simulate(*trace, spec, o)};
+  };
+  std::vector<Run> runs;
+  runs.push_back(run("seq", 1, "contiguous"));
+  for (const std::string& schedule : schedule_list)
+    for (uint32_t n : thread_counts)
+      for (const std::string& partition : partition_list) {
+        if (schedule == "seq") continue;  // one thread, no partition: the reference run
+        runs.push_back(run(schedule, n, partition));
+        const std::vector<std::string> diff = differences(runs.front().report, runs.back().report, 10);
+        if (!diff.empty()) {
+          std::printf("lockstep verify: %s, %u thread(s), %s differs from seq:\n", schedule.c_str(), n, partition.c_str());
+          for (const std::string& d : diff) std::printf("  %s\n", d.c_str());
+          return 1;
+        }
+      }
+  std::printf("lockstep verify: %zu runs on %s, every counter of every kernel identical to seq\n", runs.size(),
+              spec.name.c_str());
+  std::printf("  %-8s %7s  %-12s %10s %14s\n", "schedule", "threads", "partition", "wall s", "warp insts/s");
+  for (const Run& r : runs) {
+    uint64_t insts = 0;
+    for (const KernelReport& k : r.report.kernels) insts += k.stats.warp_insts;
+    std::printf("  %-8s %7u  %-12s %10.3f %14.0f\n", r.schedule.c_str(), r.threads, r.partition.c_str(),
+                r.report.wall_seconds, r.report.wall_seconds > 0 ? double(insts) / r.report.wall_seconds : 0.0);
+  }
+  return 0;
+}
+
+}  // namespace lockstep::cli
