@@ -1,12 +1,12 @@
 // Simulation throughput benchmark. Prints figures, asserts nothing.
 //
-// Single-thread `lockstep run --perfect-memory` on QV100 (or --gpu) over
-// generated compute-bound (gemm) and memory-bound (vecadd, stencil2d)
-// workloads at two sizes, and over the real sample traces: warp
+// Single-thread `lockstep run` on QV100 (or --gpu), with the full memory
+// system (or `--memory perfect`), over generated compute-bound (gemm) and
+// memory-bound (vecadd, stencil2d, graph) workloads at two sizes, and over the real sample traces: warp
 // instructions/s, simulated cycles/s and the peak RSS of each run (the child
 // process's), so that RSS against trace length can be read off directly.
 //
-// usage: sim_throughput [--size 2M] [--gpu QV100] [--traces DIR] [--workdir DIR]
+// usage: sim_throughput [--size 2M] [--gpu QV100] [--memory full|perfect] [--traces DIR] [--workdir DIR]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,8 +38,10 @@ double json_number(const std::string& json, const std::string& key) {
   return std::atof(json.c_str() + json.find(':', at) + 1);
 }
 
-Run run_lockstep(const fs::path& lockstep, const std::string& trace, const std::string& gpu, const fs::path& json) {
-  std::vector<std::string> argv = {lockstep.string(), "run", trace, "--perfect-memory", "--quiet", "--stats-json", json.string()};
+Run run_lockstep(const fs::path& lockstep, const std::string& trace, const std::string& gpu, const fs::path& json,
+                 bool perfect) {
+  std::vector<std::string> argv = {lockstep.string(), "run", trace, "--quiet", "--stats-json", json.string()};
+  if (perfect) argv.push_back("--perfect-memory");
   if (!gpu.empty()) {
     argv.push_back("--gpu");
     argv.push_back(gpu);
@@ -84,7 +86,7 @@ void print(const std::string& name, const Run& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string size = "2M", gpu = "QV100";
+  std::string size = "2M", gpu = "QV100", memory = "full";
   fs::path traces = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
   fs::path workdir = fs::temp_directory_path() / ("lockstep-simbench-" + std::to_string(getpid()));
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -92,6 +94,7 @@ int main(int argc, char** argv) {
     if (k == "--size") size = v;
     else if (k == "--gpu") gpu = v;
     else if (k == "--traces") traces = v;
+    else if (k == "--memory") memory = v;
     else if (k == "--workdir") workdir = v;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
@@ -101,12 +104,17 @@ int main(int argc, char** argv) {
   const fs::path lockstep = fs::canonical("/proc/self/exe").parent_path().parent_path() / "lockstep";
   fs::create_directories(workdir);
   const fs::path json = workdir / "stats.json";
-  std::printf("sim_throughput: lockstep run --perfect-memory, 1 thread, GPU %s (real traces: their own architecture)\n",
-              gpu.c_str());
+  if (memory != "full" && memory != "perfect") {
+    std::fprintf(stderr, "--memory: expected full or perfect\n");
+    return 2;
+  }
+  const bool perfect = memory == "perfect";
+  std::printf("sim_throughput: lockstep run%s, 1 thread, GPU %s (real traces: their own architecture)\n",
+              perfect ? " --perfect-memory" : " (full memory system)", gpu.c_str());
   std::printf("%-34s %12s %10s %8s %10s %10s %8s\n", "trace", "warp insts", "cycles", "wall s", "M insts/s",
               "cycles/s", "RSS MB");
   const uint64_t base = lockstep::parse_size(size);
-  for (const char* w : {"gemm", "vecadd", "stencil2d"}) {
+  for (const char* w : {"gemm", "vecadd", "stencil2d", "graph"}) {
     // 4x the instructions as 4x the blocks (a grid sized for 4x the SMs), so
     // the per-block trace stays the same and RSS shows what trace length costs.
     for (uint32_t scale : {1u, 4u}) {
@@ -122,13 +130,13 @@ int main(int argc, char** argv) {
       if (std::system(conv.c_str()) != 0) return 1;
       fs::remove_all(dir);
       const char* kind = std::string(w) == "gemm" ? "compute" : "memory";
-      print(std::string(w) + " (" + kind + ") " + std::to_string(n / 1000) + "K", run_lockstep(lockstep, lst.string(), gpu, json));
+      print(std::string(w) + " (" + kind + ") " + std::to_string(n / 1000) + "K", run_lockstep(lockstep, lst.string(), gpu, json, perfect));
       fs::remove(lst);
     }
   }
   for (const char* t : {"vectoradd-sm80", "bfs-rodinia-sm80", "matrixmul-sm61", "flashinfer-gemm-sm80/traces",
                         "lud-kernel8-sm70"})
-    if (fs::exists(traces / t)) print(std::string("real: ") + t, run_lockstep(lockstep, (traces / t).string(), "", json));
+    if (fs::exists(traces / t)) print(std::string("real: ") + t, run_lockstep(lockstep, (traces / t).string(), "", json, perfect));
   fs::remove_all(workdir);
   return 0;
 }
