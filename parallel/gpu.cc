@@ -88,7 +88,10 @@ void Gpu::run_share(uint32_t t, uint64_t now) {
     const uint32_t per_cluster = spec_.sms_per_cluster, nsms = uint32_t(sms_.size());
     for (uint32_t c : clusters_of_[t]) {
       const uint32_t first = c * per_cluster;
-      for (uint32_t s = first; s < std::min(first + per_cluster, nsms); ++s) sms_[s]->tick(now);
+      for (uint32_t s = first; s < std::min(first + per_cluster, nsms); ++s) {
+        if (unlatched_coupling_ && (sms_[(s + 1) % nsms]->stats().warp_insts & 1)) continue;
+        sms_[s]->tick(now);
+      }
     }
   }
   if (measure_)
@@ -216,6 +219,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   share_ns_.assign(threads, 0);
   memory_ns_ = 0;
   measure_ = options.partition == Partition::kBalanced && threads > 1;
+  unlatched_coupling_ = options.unlatched_coupling_for_tests;
   uint64_t now = clock_;
   using Team = WorkerTeam<std::counting_semaphore<>>;
   std::unique_ptr<Team> team;

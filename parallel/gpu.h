@@ -77,6 +77,11 @@ struct GpuRunOptions {
   uint32_t threads = 1;          // simulation threads, the memory-side thread included
   Partition partition = Partition::kContiguous;
   std::optional<uint64_t> shuffle_seed;  // tick clusters in a random order each cycle
+  // Tests only: a deliberately unlatched coupling — each SM, before it ticks,
+  // reads its neighbour's live instruction count and skips the cycle when it
+  // is odd. Its result depends on tick order and threads (a data race when
+  // threaded): the identity checks must catch it. Never use it otherwise.
+  bool unlatched_coupling_for_tests = false;
   uint64_t cycle_budget = 0;             // stop after this many cycles (0: no limit)
   // Called every 65536 cycles with (kernels finished, cycles so far, warp instructions so far).
   std::function<void(uint32_t, uint64_t, uint64_t)> progress;
@@ -131,6 +136,7 @@ class Gpu {
   std::vector<uint64_t> share_ns_;                 // per thread: time in its shares (balanced)
   uint64_t memory_ns_ = 0;
   bool measure_ = false;
+  bool unlatched_coupling_ = false;
   EngineReport engine_;
   uint64_t clock_ = 0;
 };

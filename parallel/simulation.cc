@@ -113,6 +113,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   go.schedule = schedule;
   go.threads = options.threads;
   go.partition = partition;
+  go.unlatched_coupling_for_tests = options.unlatched_coupling_for_tests;
   go.cycle_budget = options.max_cycles;
   const uint32_t kernels_to_run = uint32_t(jobs.size());
   if (options.progress)
