@@ -87,11 +87,20 @@ void Sm::finish_warp_if_done(uint32_t slot) {
   Block& b = blocks_[w.block];
   --b.live_warps;
   // A warp that ends releases a barrier the others are waiting at.
-  if (b.live_warps > 0 && b.at_barrier == b.live_warps) {
+  if (b.live_warps > 0 && b.at_barrier == b.live_warps) barrier_releases_.push_back(w.block);
+  if (b.live_warps == 0) retire_block(w.block);
+}
+
+void Sm::release_barriers() {
+  // A barrier completed in the last cycle's issue (or by a warp that ended)
+  // opens before this cycle's issue, whichever sub-core completed it.
+  for (uint32_t slot : barrier_releases_) {
+    Block& b = blocks_[slot];
+    if (!b.active || b.at_barrier == 0) continue;
     for (uint32_t s : b.warp_slots) warps_[s].at_barrier = false;
     b.at_barrier = 0;
   }
-  if (b.live_warps == 0) retire_block(w.block);
+  barrier_releases_.clear();
 }
 
 void Sm::retire_block(uint32_t slot) {
@@ -317,10 +326,7 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
     case InstKind::kBarrier: {
       Block& b = blocks_[w.block];
       w.at_barrier = true;
-      if (++b.at_barrier == b.live_warps) {
-        for (uint32_t s : b.warp_slots) warps_[s].at_barrier = false;
-        b.at_barrier = 0;
-      }
+      if (++b.at_barrier == b.live_warps) barrier_releases_.push_back(w.block);
       break;
     }
     case InstKind::kMemBarrier:
@@ -512,6 +518,7 @@ bool Sm::tick(uint64_t now) {
   if (l1_ && l1_->has_work()) l1_->cycle(now, stats_, [this](uint32_t token, uint64_t cycle) { access_done(token, cycle); });
   const bool wrote_back = !pending_.empty() && pending_.top().cycle <= now;
   writeback(now);
+  release_barriers();
   const bool l1_busy = l1_ && l1_->busy();
   if (!wrote_back && now < sleep_until_ && l1_busy == l1_busy_when_slept_) {
     // Issue and fetch would repeat the last evaluated cycle exactly: repeat its stalls.
@@ -519,9 +526,13 @@ bool Sm::tick(uint64_t now) {
     return true;
   }
   const uint64_t issued_before = stats_.warp_insts, fetches_before = fetch_attempts_;
-  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) issue(sc, now);
+  // Sub-cores share the LD/ST unit; the one that tries first rotates every
+  // cycle (fair memory issue, papers/volta-memory-system.txt Table II).
+  const uint32_t first = uint32_t(now % spec_.subcores);
+  for (uint32_t i = 0; i < spec_.subcores; ++i) issue((first + i) % spec_.subcores, now);
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch(sc, now);
-  const bool changed = stats_.warp_insts != issued_before || fetch_attempts_ != fetches_before;
+  const bool changed =
+      stats_.warp_insts != issued_before || fetch_attempts_ != fetches_before || !barrier_releases_.empty();
   sleep_until_ = changed || !spec_.gating ? 0 : next_timed_event(now);
   l1_busy_when_slept_ = l1_ && l1_->busy();
   return true;

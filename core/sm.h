@@ -134,6 +134,7 @@ class Sm {
   uint32_t register_bank_extra(const TimedInstruction& ti) const;
   void finish_warp_if_done(uint32_t warp_slot);
   void retire_block(uint32_t block_slot);
+  void release_barriers();
   bool icache_lookup(uint64_t line, uint64_t now, uint64_t& ready_at);
   void order_candidates(uint32_t subcore);
 
@@ -193,6 +194,7 @@ class Sm {
   bool l1_busy_when_slept_ = false;
   std::vector<StallReason> last_stall_;  // per sub-core, this cycle's stall reason
   uint64_t fetch_attempts_ = 0;
+  std::vector<uint32_t> barrier_releases_;  // blocks whose barrier opens at the next issue
   uint64_t next_timed_event(uint64_t now) const;
 
   std::priority_queue<Writeback, std::vector<Writeback>, std::greater<Writeback>> pending_;
