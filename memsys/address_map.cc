@@ -55,7 +55,8 @@ constexpr std::array<IpolyByteTables, kMaxIpolyBits + 1> make_ipoly_tables() {
   return tables;
 }
 
-constexpr std::array<IpolyByteTables, kMaxIpolyBits + 1> kIpolyByteTables = make_ipoly_tables();
+// Built once at start-up (a constant-evaluated table exceeds clang's constexpr step limit).
+const std::array<IpolyByteTables, kMaxIpolyBits + 1> kIpolyByteTables = make_ipoly_tables();
 
 }  // namespace
 
