@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
-#include <semaphore>
 
 #include "parallel/worker_team.h"
 
@@ -221,9 +220,18 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   measure_ = options.partition == Partition::kBalanced && threads > 1;
   unlatched_coupling_ = options.unlatched_coupling_for_tests;
   uint64_t now = clock_;
-  using Team = WorkerTeam<std::counting_semaphore<>>;
-  std::unique_ptr<Team> team;
-  if (threads > 1) team = std::make_unique<Team>(threads - 1, [this, &now](uint32_t t) { run_share(t, now); });
+  // The team of the threaded schedules, on the chosen semaphore kind.
+  using SpinTeam = WorkerTeam<SpinFutexSemaphore>;
+  using StdTeam = WorkerTeam<StdSemaphore>;
+  std::unique_ptr<SpinTeam> spin_team;
+  std::unique_ptr<StdTeam> std_team;
+  const bool oversubscribed = handshake_oversubscribed(threads);
+  auto share = [this, &now](uint32_t t) { run_share(t, now); };
+  if (threads > 1 && options.handshake == HandshakeKind::kSpinFutex)
+    spin_team = std::make_unique<SpinTeam>(threads - 1, oversubscribed, share);
+  else if (threads > 1)
+    std_team = std::make_unique<StdTeam>(threads - 1, oversubscribed, share);
+  const bool team = threads > 1;
   auto rebalance = [&]() {
     // Cost of a cluster on each thread, then ranges that equalise the threads' time.
     double sm_ns = 0;
@@ -270,7 +278,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       for (auto& list : clusters_of_) std::shuffle(list.begin(), list.end(), rng);
     // Phase B: the memory side and the clusters, on the schedule's threads.
     if (team) {
-      team->run_cycle();
+      if (spin_team) spin_team->run_cycle();
+      else std_team->run_cycle();
       ++engine_.parallel_cycles;
       if (measure_ && (engine_.parallel_cycles & 4095) == 0) rebalance();
     } else {
@@ -348,8 +357,10 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       break;
     }
   }
-  if (team) engine_.handshake_wait_ns = team->leader_wait_ns();
-  team.reset();
+  if (spin_team) engine_.handshake_wait_ns = spin_team->leader_wait_ns();
+  if (std_team) engine_.handshake_wait_ns = std_team->leader_wait_ns();
+  spin_team.reset();
+  std_team.reset();
   for (const auto& sm : sms_) collect(*sm);
   if (truncated)
     for (const RunningKernel& rk : running) {

@@ -38,6 +38,7 @@
 #include "parallel/clock_domains.h"
 #include "frontend/trace/trace_source.h"
 #include "parallel/gpu_spec.h"
+#include "parallel/semaphore.h"
 
 namespace lockstep {
 
@@ -76,6 +77,7 @@ struct GpuRunOptions {
   Schedule schedule = Schedule::kSeq;
   uint32_t threads = 1;          // simulation threads, the memory-side thread included
   Partition partition = Partition::kContiguous;
+  HandshakeKind handshake = HandshakeKind::kSpinFutex;  // the per-cycle semaphores (parallel/semaphore.h)
   std::optional<uint64_t> shuffle_seed;  // tick clusters in a random order each cycle
   // Tests only: a deliberately unlatched coupling — each SM, before it ticks,
   // reads its neighbour's live instruction count and skips the cycle when it

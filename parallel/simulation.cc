@@ -114,6 +114,9 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   go.threads = options.threads;
   go.partition = partition;
   go.unlatched_coupling_for_tests = options.unlatched_coupling_for_tests;
+  if (options.handshake != "spin" && options.handshake != "std")
+    throw std::invalid_argument("--handshake " + options.handshake + ": expected spin or std");
+  go.handshake = options.handshake == "std" ? HandshakeKind::kStd : HandshakeKind::kSpinFutex;
   go.cycle_budget = options.max_cycles;
   const uint32_t kernels_to_run = uint32_t(jobs.size());
   if (options.progress)

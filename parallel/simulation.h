@@ -25,6 +25,7 @@ struct SimulationOptions {
   uint32_t threads = 1;
   std::string schedule = "seq";            // seq, para1, para2
   std::string partition = "contiguous";    // contiguous, round-robin, balanced
+  std::string handshake = "spin";          // spin (SpinFutexSemaphore) or std (std::counting_semaphore)
   bool unlatched_coupling_for_tests = false;  // see GpuRunOptions; tests only
   WarningHandler warn = print_warning;    // once per kernel: warps that continue after a full-mask EXIT
   // Progress: (kernel ordinal, kernels to run, cycles, warp instructions) — for stderr.

@@ -24,9 +24,10 @@ template <typename Semaphore>
 class WorkerTeam {
  public:
   // `share(i)` is called once per cycle on thread i (0 = the leader).
-  WorkerTeam(uint32_t workers, std::function<void(uint32_t)> share) : share_(std::move(share)) {
+  // `oversubscribed`: more simulation threads than hardware threads (spin less).
+  WorkerTeam(uint32_t workers, bool oversubscribed, std::function<void(uint32_t)> share) : share_(std::move(share)) {
     slots_.reserve(workers);
-    for (uint32_t i = 0; i < workers; ++i) slots_.push_back(std::make_unique<Slot>());
+    for (uint32_t i = 0; i < workers; ++i) slots_.push_back(std::make_unique<Slot>(oversubscribed));
     for (uint32_t i = 0; i < workers; ++i) slots_[i]->thread = std::thread([this, i] { work(i + 1); });
   }
   ~WorkerTeam() {
@@ -52,8 +53,9 @@ class WorkerTeam {
 
  private:
   struct Slot {
-    Semaphore go{0};
-    Semaphore done{0};
+    explicit Slot(bool oversubscribed) : go(0, oversubscribed), done(0, oversubscribed) {}
+    Semaphore go;
+    Semaphore done;
     std::thread thread;
   };
   void work(uint32_t index) {

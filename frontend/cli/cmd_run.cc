@@ -53,6 +53,8 @@ int cmd_run(const Args& args) {
       "schedule", po::value(&schedule)->default_value("seq"),
       "cycle schedule: seq (one thread), para1 (clusters over the threads, the leader also runs the memory side), "
       "para2 (para1 with the memory side on a thread of its own)")(
+      "handshake", po::value(&options.handshake)->default_value("spin"),
+      "per-cycle semaphores: spin (spin, then futex; measured faster) or std (std::counting_semaphore)")(
       "partition", po::value(&options.partition)->default_value("contiguous"),
       "clusters to threads: contiguous, round-robin, balanced (resized from measured time)")(
       "max-cycles", po::value(&options.max_cycles)->default_value(0), "stop after this many core cycles (0: none)")(
