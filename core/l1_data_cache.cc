@@ -19,9 +19,10 @@ SectorCacheGeometry l1_geometry(const L1dSpec& spec, uint32_t unified_kb) {
 }
 }  // namespace
 
-L1DataCache::L1DataCache(uint32_t sm_id, const L1dSpec& spec, uint32_t unified_kb)
+L1DataCache::L1DataCache(uint32_t sm_id, const L1dSpec& spec, uint32_t unified_kb, uint32_t queue_entries)
     : sm_id_(sm_id), spec_(spec), cache_(l1_geometry(spec, unified_kb)), mshr_(spec.mshr_entries, spec.mshr_max_merge) {
-  accesses_.reserve(128);
+  queue_.resize(std::max(queue_entries, 1u));
+  for (QueuedInstruction& q : queue_) q.accesses.reserve(128);
   released_.reserve(spec.mshr_max_merge);
 }
 
@@ -40,19 +41,23 @@ void L1DataCache::start_kernel(uint32_t l1_kb, uint8_t stat_slot) {
 }
 
 void L1DataCache::begin(uint32_t token, L1Access kind, bool global, std::span<const SectorAccess> accesses) {
-  accesses_.assign(accesses.begin(), accesses.end());
-  next_ = 0;
-  token_ = token;
-  kind_ = kind;
-  global_ = global;
+  size_t tail = head_ + count_;
+  if (tail >= queue_.size()) tail -= queue_.size();
+  QueuedInstruction& q = queue_[tail];
+  q.accesses.assign(accesses.begin(), accesses.end());
+  q.next = 0;
+  q.token = token;
+  q.kind = kind;
+  q.global = global;
+  ++count_;
 }
 
-bool L1DataCache::stage(MemPacketType type, uint64_t addr, uint32_t byte_mask, bool allocate) {
+bool L1DataCache::stage(uint32_t token, MemPacketType type, uint64_t addr, uint32_t byte_mask, bool allocate) {
   if (!to_memory_->can_stage()) return false;
   MemPacket p;
   p.addr = addr;
   p.byte_mask = byte_mask;
-  p.token = token_;
+  p.token = token;
   p.sm = uint16_t(sm_id_);
   p.stat_slot = stat_slot_;
   p.type = type;
@@ -62,38 +67,38 @@ bool L1DataCache::stage(MemPacketType type, uint64_t addr, uint32_t byte_mask, b
   return true;
 }
 
-bool L1DataCache::access(const SectorAccess& a, SmStats& stats, uint64_t, bool& hit) {
+bool L1DataCache::access(const QueuedInstruction& q, const SectorAccess& a, SmStats& stats, bool& hit) {
   const uint64_t addr = a.sector * kSectorBytes;
-  switch (kind_) {
+  switch (q.kind) {
     case L1Access::kLoad: {
       if (cache_.probe(addr) == SectorState::kHit) {
         cache_.touch(addr);
         hit = true;
-        if (global_) ++stats.global_ld_hit_sectors;
+        if (q.global) ++stats.global_ld_hit_sectors;
         return true;
       }
       if (mshr_.probe(addr)) {
-        if (!mshr_.merge(addr, token_)) return false;
+        if (!mshr_.merge(addr, q.token)) return false;
         ++stats.l1_mshr_merges;
         return true;
       }
       if (mshr_.full() || !to_memory_->can_stage()) return false;
-      stage(MemPacketType::kRead, addr, 0, true);
-      mshr_.allocate(addr, token_);
+      stage(q.token, MemPacketType::kRead, addr, 0, true);
+      mshr_.allocate(addr, q.token);
       ++stats.l1_miss_sectors;
       return true;
     }
     case L1Access::kLoadBypass:
-      if (!stage(MemPacketType::kRead, addr, 0, false)) return false;
+      if (!stage(q.token, MemPacketType::kRead, addr, 0, false)) return false;
       ++stats.l1_miss_sectors;
       return true;
     case L1Access::kStore:
       if (!to_memory_->can_stage()) return false;
       cache_.write(addr, a.byte_mask, false);  // update a present line; never allocate
-      stage(MemPacketType::kWrite, addr, a.byte_mask, false);
+      stage(q.token, MemPacketType::kWrite, addr, a.byte_mask, false);
       return true;
     case L1Access::kAtomic:
-      return stage(MemPacketType::kAtomic, addr, a.byte_mask, false);
+      return stage(q.token, MemPacketType::kAtomic, addr, a.byte_mask, false);
   }
   return false;
 }

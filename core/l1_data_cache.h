@@ -8,11 +8,12 @@
 // L2. Its capacity follows the kernel's shared-memory carve-out (adaptive) and
 // it is invalidated when the SM starts another kernel.
 //
-// The LD/ST unit hands it one instruction's sector accesses (from the
-// coalescer); each cycle it looks up the accesses to one 128 B line — up to
-// one sector per data bank — and reports each access's completion through a
-// callback: hits after l1d.hit_latency, misses when their reply arrives.
-// Replies are taken from the reply port, one per cycle.
+// The LD/ST unit queues instructions' sector accesses (from the coalescer)
+// in an instruction queue of sm.ldst_queue_entries; each cycle the L1 looks
+// up the head instruction's accesses to one 128 B line — up to one sector per
+// data bank — and reports each access's completion through a callback: hits
+// after l1d.hit_latency, misses when their reply arrives. Replies are taken
+// from the reply port, one per cycle.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -37,7 +38,7 @@ enum class L1Access : uint8_t {
 
 class L1DataCache {
  public:
-  L1DataCache(uint32_t sm_id, const L1dSpec& spec, uint32_t unified_kb);
+  L1DataCache(uint32_t sm_id, const L1dSpec& spec, uint32_t unified_kb, uint32_t queue_entries);
 
   void connect(LatchedQueue<MemPacket>* to_memory, LatchedQueue<MemPacket>* from_memory) {
     to_memory_ = to_memory;
@@ -46,10 +47,13 @@ class L1DataCache {
   // A new kernel: invalidate, size the data array from its carve-out, count into its slot.
   void start_kernel(uint32_t l1_kb, uint8_t stat_slot);
 
-  // The instruction in the LD/ST unit still has accesses to look up.
-  bool busy() const { return next_ < accesses_.size(); }
-  // Take an instruction's accesses; every one completes through the callback
-  // of cycle() with `token`. `global` marks global-space loads for the lookup-hit counter.
+  // Queued instructions still have accesses to look up.
+  bool busy() const { return count_ > 0; }
+  // The instruction queue has room for another instruction.
+  bool can_accept() const { return count_ < queue_.size(); }
+  // Queue an instruction's accesses (requires can_accept()); every one
+  // completes through the callback of cycle() with `token`. `global` marks
+  // global-space loads for the lookup-hit counter.
   void begin(uint32_t token, L1Access kind, bool global, std::span<const SectorAccess> accesses);
 
   // One core cycle: take one reply, then look up the head line's accesses.
@@ -71,12 +75,21 @@ class L1DataCache {
   bool waiting() const { return outstanding_ > 0; }
 
  private:
+  // The instruction queue (a ring; slots keep their vectors' capacity).
+  struct QueuedInstruction {
+    std::vector<SectorAccess> accesses;
+    size_t next = 0;  // the next access to look up
+    uint32_t token = 0;
+    L1Access kind = L1Access::kLoad;
+    bool global = false;
+  };
+
   template <typename Done>
   void lookup(uint64_t now, SmStats& stats, Done&& done);
   // One access; false when it must wait (reservation failure).
-  bool access(const SectorAccess& a, SmStats& stats, uint64_t now, bool& hit);
+  bool access(const QueuedInstruction& q, const SectorAccess& a, SmStats& stats, bool& hit);
   void take_reply(const MemPacket& reply, SmStats& stats);
-  bool stage(MemPacketType type, uint64_t addr, uint32_t byte_mask, bool allocate);
+  bool stage(uint32_t token, MemPacketType type, uint64_t addr, uint32_t byte_mask, bool allocate);
 
   const uint32_t sm_id_;
   const L1dSpec& spec_;
@@ -87,33 +100,34 @@ class L1DataCache {
   uint8_t stat_slot_ = 0;
   uint32_t outstanding_ = 0;
 
-  // The instruction being looked up.
-  std::vector<SectorAccess> accesses_;
-  size_t next_ = 0;
-  uint32_t token_ = 0;
-  L1Access kind_ = L1Access::kLoad;
-  bool global_ = false;
+  std::vector<QueuedInstruction> queue_;
+  size_t head_ = 0, count_ = 0;
   std::vector<uint32_t> released_;  // scratch: tokens completed by a reply
 };
 
 template <typename Done>
 void L1DataCache::lookup(uint64_t now, SmStats& stats, Done&& done) {
-  // One tag lookup per cycle: the accesses to the head access's line, one per data bank.
-  const uint64_t line = accesses_[next_].sector * kSectorBytes / spec_.line_bytes;
+  // One tag lookup per cycle: the head instruction's accesses to one line, one per data bank.
+  QueuedInstruction& q = queue_[head_];
+  const uint64_t line = q.accesses[q.next].sector * kSectorBytes / spec_.line_bytes;
   uint32_t banks_used = 0;
-  while (next_ < accesses_.size()) {
-    const SectorAccess& a = accesses_[next_];
+  while (q.next < q.accesses.size()) {
+    const SectorAccess& a = q.accesses[q.next];
     if (a.sector * kSectorBytes / spec_.line_bytes != line) break;
     const uint32_t bank = uint32_t(a.sector * kSectorBytes / spec_.bank_bytes) % spec_.banks;
     if (banks_used >> bank & 1u) break;  // bank conflict: next cycle
     bool hit = false;
-    if (!access(a, stats, now, hit)) {
+    if (!access(q, a, stats, hit)) {
       ++stats.l1_reservation_fails;
       break;
     }
     banks_used |= 1u << bank;
-    if (hit) done(token_, now + spec_.hit_latency);
-    ++next_;
+    if (hit) done(q.token, now + spec_.hit_latency);
+    ++q.next;
+  }
+  if (q.next == q.accesses.size()) {
+    head_ = head_ + 1 == queue_.size() ? 0 : head_ + 1;
+    --count_;
   }
 }
 

@@ -31,7 +31,7 @@ Sm::Sm(uint32_t id, const SmSpec& spec) : id_(id), spec_(spec) {
 }
 
 void Sm::attach_memory(const L1dSpec& l1d, LatchedQueue<MemPacket>* to_memory, LatchedQueue<MemPacket>* from_memory) {
-  l1_ = std::make_unique<L1DataCache>(id_, l1d, spec_.unified_l1_shared_kb);
+  l1_ = std::make_unique<L1DataCache>(id_, l1d, spec_.unified_l1_shared_kb, spec_.ldst_queue_entries);
   l1_->connect(to_memory, from_memory);
   coalesced_.reserve(128);
 }
@@ -274,7 +274,7 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
       ldst_cycle_ = now;
       ldst_issued_this_cycle_ = 0;
     }
-    if (ldst_free_at_ > now || ldst_issued_this_cycle_ >= spec_.ldst_issue_per_cycle || (l1_ && l1_->busy())) {
+    if (ldst_free_at_ > now || ldst_issued_this_cycle_ >= spec_.ldst_issue_per_cycle || (l1_ && !l1_->can_accept())) {
       why = StallReason::kMemory;
       return false;
     }
@@ -519,8 +519,8 @@ bool Sm::tick(uint64_t now) {
   const bool wrote_back = !pending_.empty() && pending_.top().cycle <= now;
   writeback(now);
   release_barriers();
-  const bool l1_busy = l1_ && l1_->busy();
-  if (!wrote_back && now < sleep_until_ && l1_busy == l1_busy_when_slept_) {
+  const bool l1_accepts = l1_ && l1_->can_accept();
+  if (!wrote_back && now < sleep_until_ && l1_accepts == l1_accepted_when_slept_) {
     // Issue and fetch would repeat the last evaluated cycle exactly: repeat its stalls.
     for (uint32_t sc = 0; sc < spec_.subcores; ++sc) ++stats_.stalls[size_t(last_stall_[sc])];
     return true;
@@ -534,7 +534,7 @@ bool Sm::tick(uint64_t now) {
   const bool changed =
       stats_.warp_insts != issued_before || fetch_attempts_ != fetches_before || !barrier_releases_.empty();
   sleep_until_ = changed || !spec_.gating ? 0 : next_timed_event(now);
-  l1_busy_when_slept_ = l1_ && l1_->busy();
+  l1_accepted_when_slept_ = l1_ && l1_->can_accept();
   return true;
 }
 

@@ -187,11 +187,11 @@ class Sm {
 
   // Simulation gating: after a cycle in which issue and fetch changed nothing,
   // they would repeat that cycle exactly until a result is written back, the
-  // L1 finishes (or starts) an instruction's lookups, or a timed event
+  // L1's instruction queue fills or frees up, or a timed event
   // (writeback, fetch, unit or LD/ST availability) comes due; until then
   // only the same stall counters are added.
   uint64_t sleep_until_ = 0;
-  bool l1_busy_when_slept_ = false;
+  bool l1_accepted_when_slept_ = false;
   std::vector<StallReason> last_stall_;  // per sub-core, this cycle's stall reason
   uint64_t fetch_attempts_ = 0;
   std::vector<uint32_t> barrier_releases_;  // blocks whose barrier opens at the next issue

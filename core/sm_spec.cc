@@ -129,6 +129,8 @@ void SmSpec::validate() const {
   power_of_two("sm.shared_bank_bytes", shared_bank_bytes);
   at_least("sm.shared_latency", shared_latency, 1);
   at_least("sm.ldst_issue_per_cycle", ldst_issue_per_cycle, 1);
+  at_least("sm.ldst_queue_entries", ldst_queue_entries, 1);
+  at_most("sm.ldst_queue_entries", ldst_queue_entries, 64);
   if (coalesce_threads == 0 || coalesce_threads > 32 || 32 % coalesce_threads != 0)
     fail("sm.coalesce_threads", std::to_string(coalesce_threads), "must divide the warp size 32");
   at_least("sm.perfect_memory_latency", perfect_memory_latency, 1);

@@ -58,6 +58,7 @@ struct SmSpec {
   uint32_t shared_bank_bytes = 4;
   uint32_t shared_latency = 20;
   uint32_t ldst_issue_per_cycle = 1;    // memory instructions accepted per SM per cycle
+  uint32_t ldst_queue_entries = 1;      // memory instructions waiting for the L1's lookups (MIO queue)
   uint32_t coalesce_threads = 8;        // threads per coalescing group
   uint32_t perfect_memory_latency = 20; // global/local/const latency with --perfect-memory
 

@@ -261,8 +261,9 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       ready_since.reset();
     }
     // Dispatch: at most one block per SM per cycle; older kernels first.
+    const uint32_t dispatch_start = last_dispatch + 1;
     for (uint32_t i = 0; i < nsms; ++i) {
-      const uint32_t s = (last_dispatch + 1 + i) % nsms;
+      const uint32_t s = (dispatch_start + i) % nsms;
       Sm& sm = *sms_[s];
       for (RunningKernel& rk : running) {
         if (!rk.next || !sm.can_accept(rk.launch)) continue;

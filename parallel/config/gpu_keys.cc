@@ -115,6 +115,8 @@ void sm_keys(ConfigSchema& s) {
           "core cycles of a shared memory access without bank conflicts");
   s.field("sm.ldst_issue_per_cycle", sm(&SmSpec::ldst_issue_per_cycle),
           "memory instructions the LD/ST unit accepts per SM per cycle");
+  s.field("sm.ldst_queue_entries", sm(&SmSpec::ldst_queue_entries),
+          "global/local memory instructions the LD/ST unit queues for the L1 lookups (1: one at a time)");
   s.field("sm.coalesce_threads", sm(&SmSpec::coalesce_threads),
           "threads per coalescing group; each group's accesses merge into sectors");
   s.field("sm.perfect_memory_latency", sm(&SmSpec::perfect_memory_latency),

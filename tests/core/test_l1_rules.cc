@@ -188,3 +188,30 @@ TEST(L1Rules, HitLatencyAndMissLatency) {
 
 }  // namespace
 }  // namespace lockstep
+
+namespace lockstep {
+namespace {
+
+// The LD/ST unit's instruction queue: with one entry a warp's second load
+// waits until the L1 has looked up every line of the first; with more, it
+// issues at once and the L1 works through the queue.
+TEST(L1Rules, LdstQueueLetsLoadsIssueWhileTheL1LooksUp) {
+  auto second_issue = [](uint32_t entries) {
+    SmSpec spec = test::test_spec();
+    spec.ldst_queue_entries = entries;
+    Script s(spec);
+    BlockTrace b;
+    std::vector<uint64_t> four_lines;  // float4 per lane: 512 B, 4 lines, 4 lookup cycles
+    for (uint64_t t = 0; t < 32; ++t) four_lines.push_back(0x8000 + 16 * t);
+    s.add(b, 0, s.inst("LDG.E.128", {10}, {2}, 16), four_lines);
+    s.add(b, 0, s.inst("LDG.E.128", {20}, {2}, 16), four_lines);
+    std::vector<Script::Issue> issues;
+    s.run_with_memory(b, small_l1(4, 64), 50, nullptr, &issues);
+    return issues.at(1).cycle - issues.at(0).cycle;
+  };
+  EXPECT_EQ(second_issue(1), 4u);  // lookups at +1..+4; the unit frees in the 4th lookup cycle
+  EXPECT_EQ(second_issue(2), 1u);
+}
+
+}  // namespace
+}  // namespace lockstep
