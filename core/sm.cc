@@ -71,6 +71,7 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp.trace = &wt;
     warp.age = launch_seq_++;
     warp.fetch_ready = now;
+    if (!wt.insts.empty()) warp.next_static = wt.insts.front().static_id;
     b.warp_slots.push_back(w);
     ++b.live_warps;
     ++resident_warps_;
@@ -226,8 +227,9 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
     why = StallReason::kBarrier;
     return false;
   }
-  const WarpInstruction& wi = w.trace->insts[w.next_issue];
-  const TimedInstruction& ti = (*program_)[wi.static_id];
+  // The checks read only the static instruction (hot, shared by the warps);
+  // the warp's dynamic record (mask, addresses) is read once it issues.
+  const TimedInstruction& ti = (*program_)[w.next_static];
   if (w.waiting_membar) {
     if (w.outstanding_memory > 0) {
       why = StallReason::kMemory;
@@ -317,8 +319,10 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
   }
 
   // Issue.
+  const WarpInstruction& wi = w.trace->insts[w.next_issue];
   if (observer_) observer_(now, w.trace->warp_id, blocks_[w.block].trace->id, w.next_issue);
   ++w.next_issue;
+  if (w.next_issue < w.trace->insts.size()) w.next_static = w.trace->insts[w.next_issue].static_id;
   ++stats_.warp_insts;
   stats_.thread_insts += std::popcount(wi.active_mask);
   last_issued_[sc] = slot;

@@ -86,6 +86,7 @@ class Sm {
     const WarpTrace* trace = nullptr;
     uint32_t next_fetch = 0;      // trace index of the next instruction to fetch
     uint32_t next_issue = 0;      // trace index of the next instruction to issue
+    uint32_t next_static = 0;     // its static instruction (index into the kernel program)
     uint64_t fetch_ready = 0;     // decoded instructions up to next_fetch are issuable from this cycle
     uint64_t fetch_blocked_until = 0;
     uint32_t outstanding = 0;     // results not written back yet
