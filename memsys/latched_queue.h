@@ -12,7 +12,7 @@
 //   engine:   commit()                      (between cycles, both sides idle)
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <stdexcept>
 #include <vector>
 
 namespace lockstep {
@@ -20,7 +20,9 @@ namespace lockstep {
 template <typename T>
 class LatchedQueue {
  public:
-  explicit LatchedQueue(size_t capacity = 1) : capacity_(capacity ? capacity : 1) {}
+  explicit LatchedQueue(size_t capacity = 1) : capacity_(capacity ? capacity : 1), ring_(capacity_) {
+    staged_.reserve(capacity_);
+  }
 
   size_t capacity() const { return capacity_; }
 
@@ -29,28 +31,43 @@ class LatchedQueue {
   // after the commit.
   bool can_stage() const { return visible_at_commit_ + staged_.size() < capacity_; }
   size_t free_slots() const { return capacity_ - visible_at_commit_ - staged_.size(); }
+  // Requires can_stage() (checked at the commit).
   void stage(const T& item) { staged_.push_back(item); }
 
   // Consumer side.
-  bool empty() const { return visible_.empty(); }
-  size_t size() const { return visible_.size(); }
-  const T& front() const { return visible_.front(); }
-  void pop() { visible_.pop_front(); }
+  bool empty() const { return count_ == 0; }
+  size_t size() const { return count_; }
+  const T& front() const { return ring_[head_]; }
+  void pop() {
+    head_ = head_ + 1 == capacity_ ? 0 : head_ + 1;
+    --count_;
+  }
 
   // Engine: publish the staged items, in staging order.
   void commit() {
-    for (const T& item : staged_) visible_.push_back(item);
+    if (count_ + staged_.size() > capacity_)
+      throw std::logic_error("LatchedQueue: staged past its capacity (a producer skipped can_stage)");
+    for (const T& item : staged_) {
+      size_t tail = head_ + count_;
+      if (tail >= capacity_) tail -= capacity_;
+      ring_[tail] = item;
+      ++count_;
+    }
     staged_.clear();
-    visible_at_commit_ = visible_.size();
+    visible_at_commit_ = count_;
   }
   // Nothing staged and nothing visible.
-  bool idle() const { return visible_.empty() && staged_.empty(); }
+  bool idle() const { return count_ == 0 && staged_.empty(); }
 
  private:
-  size_t capacity_;
+  // Producer-side and consumer-side state on separate cache lines: the two
+  // sides run on different threads in the same cycle (no false sharing). No
+  // allocation after construction: visible items live in a fixed ring.
+  alignas(64) size_t capacity_;
   size_t visible_at_commit_ = 0;
   std::vector<T> staged_;
-  std::deque<T> visible_;
+  alignas(64) std::vector<T> ring_;
+  size_t head_ = 0, count_ = 0;
 };
 
 }  // namespace lockstep
