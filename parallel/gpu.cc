@@ -232,6 +232,10 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   else if (threads > 1)
     std_team = std::make_unique<StdTeam>(threads - 1, oversubscribed, share);
   const bool team = threads > 1;
+  // Thresholds of the adaptive schedule (wall time of one cycle's phase B).
+  constexpr auto kSerialBelow = std::chrono::microseconds(6);
+  constexpr auto kParallelAbove = std::chrono::microseconds(12);
+  bool serial_stretch = false;
   auto rebalance = [&]() {
     // Cost of a cluster on each thread, then ranges that equalise the threads' time.
     double sm_ns = 0;
@@ -278,14 +282,21 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     if (options.shuffle_seed)
       for (auto& list : clusters_of_) std::shuffle(list.begin(), list.end(), rng);
     // Phase B: the memory side and the clusters, on the schedule's threads.
-    if (team) {
+    // Adaptive: a cycle whose work is too small to pay for the handshake
+    // runs on the leader alone (every share in turn: the same result), until
+    // a cycle's work grows again.
+    if (team && !serial_stretch) {
+      const auto t0 = std::chrono::steady_clock::now();
       if (spin_team) spin_team->run_cycle();
       else std_team->run_cycle();
       ++engine_.parallel_cycles;
       if (measure_ && (engine_.parallel_cycles & 4095) == 0) rebalance();
+      serial_stretch = std::chrono::steady_clock::now() - t0 < kSerialBelow;
     } else {
-      run_share(0, now);
+      const auto t0 = team ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+      for (uint32_t t = 0; t < threads; ++t) run_share(t, now);
       ++engine_.serial_cycles;
+      if (team) serial_stretch = std::chrono::steady_clock::now() - t0 < kParallelAbove;
     }
     // Phase C (leader): publish the ports, close kernels.
     if (memory_) memory_->commit_ports();

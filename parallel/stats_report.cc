@@ -174,8 +174,9 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
                r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0,
                r.wall_seconds > 0 ? double(cycles) / r.wall_seconds : 0.0, r.threads, r.schedule.c_str());
   if (r.engine.threads > 1)
-    std::fprintf(out, " (%s), %.1f%% of the time waiting at the per-cycle handshake", r.partition.c_str(),
-                 100.0 * handshake_wait_share(r));
+    std::fprintf(out, " (%s), %.1f%% of the time waiting at the per-cycle handshake; %llu cycles run by the team, %llu by the leader alone",
+                 r.partition.c_str(), 100.0 * handshake_wait_share(r), (unsigned long long)r.engine.parallel_cycles,
+                 (unsigned long long)r.engine.serial_cycles);
   std::fprintf(out, "\n");
 }
 
