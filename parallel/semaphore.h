@@ -49,10 +49,11 @@ struct SpinBounds {
 
 class alignas(64) SpinFutexSemaphore {
  public:
-  // Dedicated cores: spin up to ~30 us here, about the cost of a few futex
-  // round trips (~4 us each on this VM), never below ~0.5 us; then yield a
-  // few times (other processes may hold the core the poster needs).
-  static constexpr SpinBounds kDedicatedSpin{8, 512, 128, 4};
+  // Dedicated cores: spin long — the engine's threads meet every simulated
+  // cycle (tens of us apart), and a thread that falls asleep between cycles
+  // costs a futex wake-up (several us) on the critical path every cycle.
+  // 256 .. 16384 pauses (~15 us .. ~1 ms on this VM); then yield a few times.
+  static constexpr SpinBounds kDedicatedSpin{256, 16384, 4096, 4};
   // More threads than cores: the thread being waited for may need this
   // core, so do not spin; yield it a few times, then sleep.
   static constexpr SpinBounds kOversubscribedSpin{0, 0, 0, 4};
