@@ -30,10 +30,4 @@ void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_by
   }
 }
 
-uint32_t count_sectors(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_bytes, uint32_t group_threads) {
-  std::vector<SectorAccess> scratch;
-  coalesce(addrs, mask, access_bytes, group_threads, scratch);
-  return uint32_t(scratch.size());
-}
-
 }  // namespace lockstep

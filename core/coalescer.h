@@ -22,7 +22,4 @@ struct SectorAccess {
 void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_bytes, uint32_t group_threads,
               std::vector<SectorAccess>& out);
 
-// The number of sector requests coalesce() makes.
-uint32_t count_sectors(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_bytes, uint32_t group_threads);
-
 }  // namespace lockstep

@@ -185,14 +185,8 @@ void Sm::order_candidates(uint32_t sc) {
     if (warps_[slot].active) c.push_back(slot);
   if (c.empty()) return;
   switch (spec_.scheduler) {
-    case WarpSchedulerPolicy::kLrr: {
-      // Start after the warp that issued last.
-      const uint32_t last = last_issued_[sc];
-      auto it = std::upper_bound(c.begin(), c.end(), last == UINT32_MAX ? 0u : last);
-      if (last == UINT32_MAX) it = c.begin();
-      std::rotate(c.begin(), it, c.end());
+    case WarpSchedulerPolicy::kLrr:  // issue() walks the slots itself, without a list
       break;
-    }
     case WarpSchedulerPolicy::kGto: {
       // Greedy: the last issuer first, then oldest first.
       std::sort(c.begin(), c.end(), [&](uint32_t a, uint32_t b) { return warps_[a].age < warps_[b].age; });

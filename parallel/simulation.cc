@@ -91,7 +91,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
           return std::make_pair(e.unit, e.kind);
         },
         "kernel " + std::to_string(info.kernel_id) + " (" + info.source_file + ")"));
-    jobs.push_back(KernelJob{k, programs.back().get()});
+    jobs.push_back(KernelJob{k, programs.back().get(), {}});
   }
   // Each copy runs through the copy engine when the next simulated kernel launches.
   std::vector<MemcpyHtoD> copies;

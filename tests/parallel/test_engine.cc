@@ -51,7 +51,7 @@ void expect_identical_everywhere(const std::filesystem::path& trace, const GpuSp
     for (uint32_t n : thread_counts)
       for (const char* partition : {"contiguous", "round-robin", "balanced"}) {
         SCOPED_TRACE(std::string(schedule) + " " + std::to_string(n) + " " + partition);
-        EXPECT_EQ(stats_of(trace, spec, {schedule, n, partition}), seq);
+        EXPECT_EQ(stats_of(trace, spec, {schedule, n, partition, std::nullopt, false}), seq);
       }
 }
 
@@ -148,7 +148,7 @@ TEST(EngineThreads, ThreadedSchedulesMatchSeqOnASmallTrace) {
   for (const char* schedule : {"para1", "para2"})
     for (uint32_t n : {2u, 3u, 5u}) {
       SCOPED_TRACE(std::string(schedule) + " " + std::to_string(n));
-      EXPECT_EQ(stats_of(dir / "t", spec, {schedule, n, n == 3 ? "balanced" : "round-robin"}), seq);
+      EXPECT_EQ(stats_of(dir / "t", spec, {schedule, n, n == 3 ? "balanced" : "round-robin", std::nullopt, false}), seq);
     }
 }
 
