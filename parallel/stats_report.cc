@@ -180,17 +180,18 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
   std::fprintf(out, "\n");
 }
 
-void write_stats_json(const SimulationReport& r, const std::string& path) {
+void write_file_atomically(const std::string& path, const std::string& contents) {
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw std::runtime_error(path + ": cannot create");
-  const std::string json = stats_json(r);
-  const bool ok = std::fwrite(json.data(), 1, json.size(), f) == json.size();
+  const bool ok = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
   if (std::fclose(f) != 0 || !ok) {
     std::filesystem::remove(tmp);
     throw std::runtime_error(path + ": write failed");
   }
   std::filesystem::rename(tmp, path);
 }
+
+void write_stats_json(const SimulationReport& r, const std::string& path) { write_file_atomically(path, stats_json(r)); }
 
 }  // namespace lockstep

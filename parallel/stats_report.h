@@ -27,6 +27,9 @@ std::string stats_json(const SimulationReport& report);
 void print_summary(std::FILE* out, const SimulationReport& report);
 // Writes the JSON to `path` through a temporary file renamed on success.
 void write_stats_json(const SimulationReport& report, const std::string& path);
+// Writes `contents` to a temporary file beside `path` and renames it over
+// `path`, so a failed or interrupted write never leaves a partial file.
+void write_file_atomically(const std::string& path, const std::string& contents);
 
 // Share of the run's wall time the leader spent waiting at the per-cycle join.
 double handshake_wait_share(const SimulationReport& r);

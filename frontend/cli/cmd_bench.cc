@@ -4,12 +4,9 @@
 // configuration the median wall time, rates, speedup and efficiency against
 // the one-thread sequential run, and the share of wall time the leader waited
 // at the per-cycle handshake.
-#include <unistd.h>
-
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <filesystem>
 
 #include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
@@ -38,21 +35,16 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int cmd_bench(const Args& args) {
-  std::string input, gpu, config_file, kernels, threads = "1,2", schedules = "para1,para2", partition = "balanced", csv;
-  std::vector<std::string> sets;
+  std::string input, threads = "1,2", schedules = "para1,para2", partition = "balanced", csv;
   uint32_t repeat = 3;
-  bool perfect = false;
-  SimulationOptions base;
+  SimulationInputs inputs;
   po::options_description opts(
       "usage: lockstep bench TRACE [options]\n"
       "Times TRACE on seq and on each schedule x thread count, repetitions interleaved; prints medians, speedup and\n"
       "efficiency against seq on one thread, and the share of time spent waiting at the per-cycle handshake.\noptions");
-  opts.add_options()("help,h", "show this help")("gpu", po::value(&gpu), "GPU config by name")(
-      "config", po::value(&config_file), "GPU config file")(
-      "set", po::value(&sets)->composing(), "override a config key (repeatable)")(
-      "kernels", po::value(&kernels), "simulate only these kernel ids")(
-      "perfect-memory", po::bool_switch(&perfect), "no memory system (fixed latency)")(
-      "max-cycles", po::value(&base.max_cycles)->default_value(0), "stop each run after this many cycles")(
+  opts.add_options()("help,h", "show this help");
+  inputs.add_to(opts);
+  opts.add_options()(
       "threads", po::value(&threads)->default_value(threads), "thread counts (the memory-side thread included)")(
       "schedule", po::value(&schedules)->default_value(schedules), "schedules (para1, para2)")(
       "partition", po::value(&partition)->default_value(partition), "partition of clusters to threads")(
@@ -61,14 +53,10 @@ int cmd_bench(const Args& args) {
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
   if (repeat == 0) throw po::error("--repeat must be at least 1");
-  base.perfect_memory = perfect;
-  base.warn = nullptr;
+  SimulationOptions base = inputs.options();
   base.partition = partition;
   parse_partition(partition);
-  if (!kernels.empty()) base.kernel_ids = parse_kernel_list(kernels);
-  std::string which = !config_file.empty() ? config_file : gpu;
-  if (which.empty()) which = default_gpu_for(open_trace(input)->manifest().kernels.at(0).binary_version);
-  const GpuSpec spec = load_gpu_spec(which, sets);
+  const GpuSpec spec = inputs.spec(input);
 
   std::vector<Config> configs;
   configs.push_back(Config{"seq", 1, {}, {}, 0, 0});
@@ -113,17 +101,7 @@ int cmd_bench(const Args& args) {
                   speedup, speedup / c.threads, wait);
     rows += row;
   }
-  if (!csv.empty()) {
-    const std::string tmp = csv + ".tmp-" + std::to_string(::getpid());
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw std::runtime_error(csv + ": cannot create");
-    const bool ok = std::fwrite(rows.data(), 1, rows.size(), f) == rows.size();
-    if (std::fclose(f) != 0 || !ok) {
-      std::filesystem::remove(tmp);
-      throw std::runtime_error(csv + ": write failed");
-    }
-    std::filesystem::rename(tmp, csv);
-  }
+  if (!csv.empty()) write_file_atomically(csv, rows);
   return 0;
 }
 

@@ -56,38 +56,27 @@ std::vector<std::string> differences(const SimulationReport& a, const Simulation
 }  // namespace
 
 int cmd_verify(const Args& args) {
-  std::string input, gpu, config_file, kernels, threads = "1,2,4,8", schedules = "seq,para1,para2",
-                                                partitions = "contiguous,round-robin,balanced";
-  std::vector<std::string> sets;
-  SimulationOptions base;
-  bool perfect = false;
+  std::string input, threads = "1,2,4,8", schedules = "seq,para1,para2", partitions = "contiguous,round-robin,balanced";
+  SimulationInputs inputs;
   po::options_description opts(
       "usage: lockstep verify TRACE [options]\n"
       "Runs TRACE with every combination of schedule, thread count and partition and compares every counter of\n"
       "every kernel with the sequential run; exit code 1 and the first differing counters on any difference.\noptions");
-  opts.add_options()("help,h", "show this help")("gpu", po::value(&gpu), "GPU config by name")(
-      "config", po::value(&config_file), "GPU config file")(
-      "set", po::value(&sets)->composing(), "override a config key (repeatable)")(
-      "kernels", po::value(&kernels), "simulate only these kernel ids")(
-      "perfect-memory", po::bool_switch(&perfect), "no memory system (fixed latency)")(
-      "max-cycles", po::value(&base.max_cycles)->default_value(0), "stop each run after this many cycles")(
+  opts.add_options()("help,h", "show this help");
+  inputs.add_to(opts);
+  opts.add_options()(
       "threads", po::value(&threads)->default_value(threads), "thread counts to try")(
       "schedules", po::value(&schedules)->default_value(schedules), "schedules to try (seq, para1, para2)")(
       "partitions", po::value(&partitions)->default_value(partitions), "partitions to try");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
-  if (!gpu.empty() && !config_file.empty()) throw po::error("--gpu and --config are exclusive");
-  base.perfect_memory = perfect;
-  base.warn = nullptr;
-  if (!kernels.empty()) base.kernel_ids = parse_kernel_list(kernels);
+  const SimulationOptions base = inputs.options();
   const std::vector<uint32_t> thread_counts = parse_thread_list(threads);
   const std::vector<std::string> schedule_list = split_list(schedules), partition_list = split_list(partitions);
   for (const std::string& s : schedule_list) parse_schedule(s);
   for (const std::string& p : partition_list) parse_partition(p);
 
-  std::string which = !config_file.empty() ? config_file : gpu;
-  if (which.empty()) which = default_gpu_for(open_trace(input)->manifest().kernels.at(0).binary_version);
-  const GpuSpec spec = load_gpu_spec(which, sets);
+  const GpuSpec spec = inputs.spec(input);
 
   auto run = [&](const std::string& schedule, uint32_t n, const std::string& partition) {
     SimulationOptions o = base;

@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "frontend/cli/commands.h"
+#include "frontend/convert/open_trace.h"
+#include "parallel/config/gpu_config.h"
+#include "parallel/simulation.h"
 
 namespace lockstep::cli {
 
@@ -71,5 +74,40 @@ inline std::vector<uint32_t> parse_thread_list(const std::string& text) {
   if (out.empty()) throw boost::program_options::error("--threads: empty list");
   return out;
 }
+
+// The options every command that simulates a trace takes beside its own:
+// which GPU, config overrides, the kernels, the memory model and a cycle cap.
+struct SimulationInputs {
+  std::string gpu, config_file, kernels;
+  std::vector<std::string> sets;
+  bool perfect_memory = false;
+  uint64_t max_cycles = 0;
+
+  void add_to(boost::program_options::options_description& opts) {
+    namespace po = boost::program_options;
+    opts.add_options()("gpu", po::value(&gpu), "GPU config by name")("config", po::value(&config_file),
+                                                                      "GPU config file")(
+        "set", po::value(&sets)->composing(), "override a config key (repeatable)")(
+        "kernels", po::value(&kernels), "simulate only these kernel ids")(
+        "perfect-memory", po::bool_switch(&perfect_memory), "no memory system (fixed latency)")(
+        "max-cycles", po::value(&max_cycles)->default_value(0), "stop each run after this many cycles");
+  }
+  // Options common to every run of the command (no warnings: runs repeat).
+  SimulationOptions options() const {
+    SimulationOptions o;
+    o.perfect_memory = perfect_memory;
+    o.max_cycles = max_cycles;
+    o.warn = nullptr;
+    if (!kernels.empty()) o.kernel_ids = parse_kernel_list(kernels);
+    return o;
+  }
+  // The GPU: --config, else --gpu, else the shipped config of the trace's architecture.
+  GpuSpec spec(const std::string& input) const {
+    if (!gpu.empty() && !config_file.empty()) throw boost::program_options::error("--gpu and --config are exclusive");
+    std::string which = !config_file.empty() ? config_file : gpu;
+    if (which.empty()) which = default_gpu_for(open_trace(input)->manifest().kernels.at(0).binary_version);
+    return load_gpu_spec(which, sets);
+  }
+};
 
 }  // namespace lockstep::cli
