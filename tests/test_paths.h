@@ -36,4 +36,15 @@ inline ScratchDir::ScratchDir(const std::string& tag) {
   std::filesystem::create_directories(path_);
 }
 
+// Every sample trace in ../shared/traces with the shipped config of its architecture.
+struct RealTrace {
+  const char* trace;  // path under shared_traces()
+  const char* gpu;
+};
+inline constexpr RealTrace kRealTraces[] = {{"vectoradd-sm80", "A100"},
+                                            {"bfs-rodinia-sm80", "A100"},
+                                            {"matrixmul-sm61", "GTX1080"},
+                                            {"flashinfer-gemm-sm80/traces", "A100"},
+                                            {"lud-kernel8-sm70", "QV100"}};
+
 }  // namespace lockstep::test

@@ -33,18 +33,8 @@ std::string run_json(const std::filesystem::path& trace, const std::string& gpu,
   return deterministic_json(simulate(*src, spec, o));
 }
 
-struct Case {
-  const char* trace;
-  const char* gpu;
-};
-
 TEST(Determinism, ShuffledClusterOrderGivesIdenticalStatsOnRealTraces) {
-  const Case cases[] = {{"vectoradd-sm80", "A100"},
-                        {"bfs-rodinia-sm80", "A100"},
-                        {"matrixmul-sm61", "GTX1080"},
-                        {"flashinfer-gemm-sm80/traces", "A100"},
-                        {"lud-kernel8-sm70", "QV100"}};
-  for (const Case& c : cases) {
+  for (const test::RealTrace& c : test::kRealTraces) {
     SCOPED_TRACE(c.trace);
     const auto path = test::shared_traces() / c.trace;
     const std::string natural = run_json(path, c.gpu, std::nullopt);

@@ -56,14 +56,6 @@ TEST(MemorySystem, MemcpyWarmedL2TurnsAKernelsFirstReadsIntoHits) {
 }
 
 TEST(MemorySystem, EveryRealTraceReportsTheMemoryCounters) {
-  const struct {
-    const char* trace;
-    const char* gpu;
-  } cases[] = {{"vectoradd-sm80", "A100"},
-               {"bfs-rodinia-sm80", "A100"},
-               {"matrixmul-sm61", "GTX1080"},
-               {"flashinfer-gemm-sm80/traces", "A100"},
-               {"lud-kernel8-sm70", "QV100"}};
   const char* names[] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
                          "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
                          "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
@@ -82,7 +74,7 @@ TEST(MemorySystem, EveryRealTraceReportsTheMemoryCounters) {
                          "lockstep__l1_reservation_fails",
                          "lockstep__l2_reservation_fails",
                          "lockstep__l2_mshr_merges"};
-  for (const auto& c : cases) {
+  for (const test::RealTrace& c : test::kRealTraces) {
     SCOPED_TRACE(c.trace);
     const SimulationReport r = run(test::shared_traces() / c.trace, c.gpu);
     ASSERT_FALSE(r.kernels.empty());

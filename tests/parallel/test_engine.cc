@@ -56,15 +56,7 @@ void expect_identical_everywhere(const std::filesystem::path& trace, const GpuSp
 }
 
 TEST(Engine, EverySchedulePartitionAndThreadCountMatchesSeqOnRealTraces) {
-  const struct {
-    const char* trace;
-    const char* gpu;
-  } cases[] = {{"vectoradd-sm80", "A100"},
-               {"bfs-rodinia-sm80", "A100"},
-               {"matrixmul-sm61", "GTX1080"},
-               {"flashinfer-gemm-sm80/traces", "A100"},
-               {"lud-kernel8-sm70", "QV100"}};
-  for (const auto& c : cases) {
+  for (const test::RealTrace& c : test::kRealTraces) {
     SCOPED_TRACE(c.trace);
     expect_identical_everywhere(test::shared_traces() / c.trace, load_gpu_spec(c.gpu, {}), {1, 2, 3, 4, 8});
   }
