@@ -94,20 +94,10 @@ void generate_l1_read(TraceBuilder& trace) {
   // Small sizes: one pass over as many blocks as the size buys; larger: the
   // full grid, and more iterations.
   const uint64_t max_grid = uint64_t(o.sms) * kBlocksPerSm;
-  uint64_t grid, iters;
-  if (o.size <= max_grid * kWarps * r.per_warp(1)) {
-    grid = std::max<uint64_t>(1, round_div(o.size, kWarps * r.per_warp(1)));
-    iters = 1;
-  } else {
-    grid = max_grid;
-    const uint64_t per_warp = o.size / (grid * kWarps);
-    iters = std::max<uint64_t>(1, round_div(per_warp - std::min(per_warp, r.per_warp(0)), r.per_warp(1) - r.per_warp(0)));
-  }
-  uint64_t launches = 1;
-  if (iters > kMaxIters) {
-    launches = ceil_div(iters, kMaxIters);
-    iters = std::max<uint64_t>(1, round_div(iters, launches));
-  }
+  const LoopGrid shape = size_loop_grid(o.size, max_grid, kWarps, r.per_warp(0), r.per_warp(1));
+  const uint64_t grid = shape.grid;
+  uint64_t iters = shape.iters;
+  const uint64_t launches = split_into_launches(iters, kMaxIters);
 
   Buffers b{};
   const uint64_t bytes = grid * kRowsPerBlock * kRowBytes;

@@ -84,22 +84,12 @@ void generate_stream_copy(TraceBuilder& trace) {
   // Small sizes: one element per thread over as many blocks as the size buys.
   // Larger: the full grid, and more passes.
   const uint64_t max_grid = uint64_t(o.sms) * kBlocksPerSm;
-  uint64_t grid, iters;
-  if (o.size <= max_grid * kWarps * c.per_warp(1)) {
-    grid = std::max<uint64_t>(1, round_div(o.size, kWarps * c.per_warp(1)));
-    iters = 1;
-  } else {
-    grid = max_grid;
-    const uint64_t per_warp = o.size / (grid * kWarps);
-    iters = std::max<uint64_t>(1, round_div(per_warp - std::min(per_warp, c.per_warp(0)), c.per_warp(1) - c.per_warp(0)));
-  }
+  const LoopGrid shape = size_loop_grid(o.size, max_grid, kWarps, c.per_warp(0), c.per_warp(1));
+  const uint64_t grid = shape.grid;
+  uint64_t iters = shape.iters;
   const uint64_t threads = grid * kThreads;
-  uint64_t launches = 1;
   const uint64_t max_iters = std::max<uint64_t>(1, kMaxElements / threads);
-  if (iters > max_iters) {
-    launches = ceil_div(iters, max_iters);
-    iters = std::max<uint64_t>(1, round_div(iters, launches));
-  }
+  const uint64_t launches = split_into_launches(iters, max_iters);
 
   Buffers buf{};
   buf.n = threads * iters;

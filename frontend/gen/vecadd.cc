@@ -87,22 +87,12 @@ void generate_vecadd(TraceBuilder& trace) {
   // Small sizes: one element per thread over as many blocks as the size buys.
   // Larger: a grid-stride launch of 32 blocks per SM, and more iterations.
   const uint64_t max_grid = uint64_t(o.sms) * 32;
-  uint64_t grid, iters;
-  if (o.size <= max_grid * kWarps * v.per_warp(1)) {
-    grid = std::max<uint64_t>(1, round_div(o.size, kWarps * v.per_warp(1)));
-    iters = 1;
-  } else {
-    grid = max_grid;
-    const uint64_t per_warp = o.size / (grid * kWarps);
-    iters = std::max<uint64_t>(1, round_div(per_warp - std::min(per_warp, v.per_warp(0)), v.per_warp(1) - v.per_warp(0)));
-  }
+  const LoopGrid shape = size_loop_grid(o.size, max_grid, kWarps, v.per_warp(0), v.per_warp(1));
+  const uint64_t grid = shape.grid;
+  uint64_t iters = shape.iters;
   const uint64_t threads = grid * kThreads;
-  uint64_t launches = 1;
   const uint64_t max_iters = std::max<uint64_t>(1, kMaxElements / threads);
-  if (iters > max_iters) {
-    launches = ceil_div(iters, max_iters);
-    iters = std::max<uint64_t>(1, round_div(iters, launches));
-  }
+  const uint64_t launches = split_into_launches(iters, max_iters);
   // A problem size that is not a multiple of the grid: the last pass is ragged.
   const uint64_t n = threads * iters - rng.below(std::min<uint64_t>(threads / 4, 4096) + 1);
 
