@@ -536,6 +536,23 @@ bool Sm::tick(uint64_t now) {
   return true;
 }
 
+uint64_t Sm::quiet_until(uint64_t now) const {
+  if (resident_blocks_ == 0) return UINT64_MAX;
+  // The conditions under which tick() repeats the last evaluated cycle.
+  if (sleep_until_ <= now + 1 || !barrier_releases_.empty()) return now + 1;
+  if (l1_ && (l1_->has_work() || l1_->can_accept() != l1_accepted_when_slept_)) return now + 1;
+  uint64_t until = sleep_until_;
+  if (!pending_.empty()) until = std::min(until, pending_.top().cycle);
+  return std::max(until, now + 1);
+}
+
+void Sm::skip_quiet_cycles(uint64_t cycles) {
+  if (resident_blocks_ == 0) return;
+  stats_.cycles_active += cycles;
+  stats_.warps_active_sum += cycles * resident_warps_;
+  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) stats_.stalls[size_t(last_stall_[sc])] += cycles;
+}
+
 uint64_t Sm::next_timed_event(uint64_t now) const {
   uint64_t next = pending_.empty() ? UINT64_MAX : pending_.top().cycle;
   auto later = [&](uint64_t t) {

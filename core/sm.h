@@ -60,6 +60,13 @@ class Sm {
   // Advances one core cycle. Returns false when the SM holds no block.
   bool tick(uint64_t now);
   bool busy() const { return resident_blocks_ > 0; }
+  // Fast-forward. The first cycle after `now` (the last one ticked) whose
+  // tick() could do more than repeat the last evaluated cycle, given that no
+  // memory reply arrives before it; UINT64_MAX when the SM holds no block
+  // (or only warps that wait for memory).
+  uint64_t quiet_until(uint64_t now) const;
+  // The statistics of `cycles` ticks that quiet_until() said repeat the last one.
+  void skip_quiet_cycles(uint64_t cycles);
   // The kernel whose blocks the SM holds or held last (UINT32_MAX before any).
   uint32_t current_kernel() const { return current_kernel_; }
   // Blocks retired since the last call (all of current_kernel()).

@@ -4,10 +4,10 @@
 
 namespace lockstep {
 
-MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, uint32_t dram_extra_cycles)
+MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, const MemoryTiming& timing)
     : spec_(spec),
       sms_per_cluster_(std::max(sms_per_cluster, 1u)),
-      dram_extra_cycles_(dram_extra_cycles),
+      timing_(timing),
       map_(spec) {
   const uint32_t clusters = (sms + sms_per_cluster_ - 1) / sms_per_cluster_;
   to_memory_.reserve(sms);
@@ -18,12 +18,22 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
   }
   cluster_rr_.assign(clusters, 0);
   const uint32_t nslices = spec.l2_slices();
+  // A slice's inbox and outbox hold what one side can pass in a core cycle,
+  // twice: the consumer frees room only at the commit, so with fewer the
+  // ports would halve the rate.
+  const uint32_t inbox = 2 * std::max(1u, timing.l2_edges_per_core_cycle);
+  const uint32_t outbox = 2 * std::max(1u, timing.icnt_edges_per_core_cycle);
+  to_slice_.reserve(nslices);
+  from_slice_.reserve(nslices);
+  for (uint32_t s = 0; s < nslices; ++s) {
+    to_slice_.emplace_back(inbox);
+    from_slice_.emplace_back(outbox);
+  }
   request_net_ = std::make_unique<Crossbar>(clusters, nslices, spec.icnt, false);
   reply_net_ = std::make_unique<Crossbar>(nslices, clusters, spec.icnt, true);
   for (uint32_t s = 0; s < nslices; ++s) slices_.push_back(std::make_unique<L2Slice>(s, spec.l2, map_));
   for (uint32_t c = 0; c < spec.dram.channels; ++c) channels_.push_back(std::make_unique<DramChannel>(c, spec.dram));
-  channel_rr_.assign(spec.dram.channels, 0);
-  returning_.resize(spec.dram.channels);
+  partitions_ = std::vector<PartitionState>(spec.dram.channels);
 }
 
 MemorySystem::~MemorySystem() = default;
@@ -35,10 +45,31 @@ void MemorySystem::commit_ports() {
     in_ports_ += q.size();
   }
   for (auto& q : from_memory_) q.commit();
+  for (auto& q : to_slice_) q.commit();
+  in_outboxes_ = 0;
+  for (auto& q : from_slice_) {
+    q.commit();
+    in_outboxes_ += q.size();
+  }
 }
 
-void MemorySystem::icnt_cycle(uint64_t cycle) {
-  icnt_now_ = cycle;
+void MemorySystem::run_unit(uint32_t unit, const MemoryEdge* edges, size_t count) {
+  if (unit == kRequestNetUnit) {
+    for (size_t i = 0; i < count; ++i)
+      if (edges[i].clock == MemoryClock::kIcnt) request_net_cycle(edges[i].cycle);
+  } else if (unit == kReplyNetUnit) {
+    for (size_t i = 0; i < count; ++i)
+      if (edges[i].clock == MemoryClock::kIcnt) reply_net_cycle(edges[i].cycle);
+  } else {
+    const uint32_t p = unit - kFirstPartitionUnit;
+    for (size_t i = 0; i < count; ++i) {
+      if (edges[i].clock == MemoryClock::kL2) partition_l2_cycle(p, edges[i].cycle);
+      else if (edges[i].clock == MemoryClock::kDram) partition_dram_cycle(p, edges[i].cycle);
+    }
+  }
+}
+
+void MemorySystem::request_net_cycle(uint64_t cycle) {
   // SM ports -> request crossbar: one packet per cluster per cycle, its SMs round robin.
   if (in_ports_ > 0) {
     const uint32_t nsms = uint32_t(to_memory_.size());
@@ -59,8 +90,31 @@ void MemorySystem::icnt_cycle(uint64_t cycle) {
     }
   }
   request_net_->cycle(cycle);
+  // Crossbar outputs -> slice inboxes (the inbox's room back-pressures the network).
+  if (request_net_->idle()) return;
+  for (uint32_t s = 0; s < to_slice_.size(); ++s) {
+    LatchedQueue<MemPacket>& inbox = to_slice_[s];
+    while (request_net_->has_output(s, cycle) && inbox.can_stage()) {
+      inbox.stage(request_net_->output_front(s));
+      request_net_->pop_output(s);
+    }
+  }
+}
+
+void MemorySystem::reply_net_cycle(uint64_t cycle) {
+  // Slice outboxes -> reply crossbar: one packet per slice per cycle.
+  if (in_outboxes_ > 0) {
+    for (uint32_t s = 0; s < from_slice_.size(); ++s) {
+      LatchedQueue<MemPacket>& outbox = from_slice_[s];
+      if (outbox.empty() || !reply_net_->can_inject(s, outbox.front())) continue;
+      reply_net_->inject(s, cluster_of(outbox.front().sm), outbox.front(), cycle);
+      outbox.pop();
+      --in_outboxes_;
+    }
+  }
   reply_net_->cycle(cycle);
   // Reply crossbar -> SM reply ports (the port's capacity back-pressures the network).
+  if (reply_net_->idle()) return;
   for (uint32_t c = 0; c < cluster_rr_.size(); ++c) {
     while (reply_net_->has_output(c, cycle)) {
       const MemPacket& p = reply_net_->output_front(c);
@@ -72,53 +126,52 @@ void MemorySystem::icnt_cycle(uint64_t cycle) {
   }
 }
 
-void MemorySystem::l2_cycle(uint64_t cycle) {
-  l2_now_ = cycle;
-  for (uint32_t s = 0; s < slices_.size(); ++s) {
+void MemorySystem::partition_l2_cycle(uint32_t partition, uint64_t cycle) {
+  partitions_[partition].l2_now = cycle;
+  const uint32_t subs = spec_.l2.subpartitions;
+  for (uint32_t s = partition * subs; s < (partition + 1) * subs; ++s) {
     L2Slice& slice = *slices_[s];
-    if (request_net_->has_output(s, icnt_now_) && slice.can_accept()) {
-      slice.accept(request_net_->output_front(s), cycle);
-      request_net_->pop_output(s);
+    LatchedQueue<MemPacket>& inbox = to_slice_[s];
+    if (!inbox.empty() && slice.can_accept()) {
+      slice.accept(inbox.front(), cycle);
+      inbox.pop();
     }
     slice.cycle(cycle);
-    if (slice.has_reply(cycle)) {
-      const MemPacket& r = slice.reply();
-      if (reply_net_->can_inject(s, r)) {
-        reply_net_->inject(s, cluster_of(r.sm), r, icnt_now_);
-        slice.pop_reply();
-      }
+    LatchedQueue<MemPacket>& outbox = from_slice_[s];
+    if (slice.has_reply(cycle) && outbox.can_stage()) {
+      outbox.stage(slice.reply());
+      slice.pop_reply();
     }
   }
 }
 
-void MemorySystem::dram_cycle(uint64_t cycle) {
+void MemorySystem::partition_dram_cycle(uint32_t partition, uint64_t cycle) {
   const uint32_t subs = spec_.l2.subpartitions;
-  for (uint32_t c = 0; c < channels_.size(); ++c) {
-    DramChannel& ch = *channels_[c];
-    // The partition's slices take turns handing the channel one request per cycle.
-    for (uint32_t i = 0; i < subs; ++i) {
-      const uint32_t sub = (channel_rr_[c] + i) % subs;
-      L2Slice& slice = *slices_[c * subs + sub];
-      if (!slice.has_dram_request()) continue;
-      const DramRequest& r = slice.dram_request();
-      if (!ch.can_accept(r.write)) continue;
-      ch.push(r, cycle);
-      slice.pop_dram_request();
-      channel_rr_[c] = (sub + 1) % subs;
-      break;
-    }
-    ch.cycle(cycle);
-    std::deque<DelayedFill>& back = returning_[c];
-    while (ch.has_reply() && back.size() < spec_.dram.return_queue) {
-      back.push_back(DelayedFill{cycle + dram_extra_cycles_, ch.reply()});
-      ch.pop_reply();
-    }
-    while (!back.empty() && back.front().ready <= cycle) {
-      L2Slice& slice = *slices_[c * subs + back.front().request.subpartition];
-      if (!slice.can_fill()) break;
-      slice.fill(back.front().request, l2_now_);
-      back.pop_front();
-    }
+  PartitionState& state = partitions_[partition];
+  DramChannel& ch = *channels_[partition];
+  // The partition's slices take turns handing the channel one request per cycle.
+  for (uint32_t i = 0; i < subs; ++i) {
+    const uint32_t sub = (state.channel_rr + i) % subs;
+    L2Slice& slice = *slices_[partition * subs + sub];
+    if (!slice.has_dram_request()) continue;
+    const DramRequest& r = slice.dram_request();
+    if (!ch.can_accept(r.write)) continue;
+    ch.push(r, cycle);
+    slice.pop_dram_request();
+    state.channel_rr = (sub + 1) % subs;
+    break;
+  }
+  ch.cycle(cycle);
+  std::deque<DelayedFill>& back = state.returning;
+  while (ch.has_reply() && back.size() < spec_.dram.return_queue) {
+    back.push_back(DelayedFill{cycle + timing_.dram_extra_cycles, ch.reply()});
+    ch.pop_reply();
+  }
+  while (!back.empty() && back.front().ready <= cycle) {
+    L2Slice& slice = *slices_[partition * subs + back.front().request.subpartition];
+    if (!slice.can_fill()) break;
+    slice.fill(back.front().request, state.l2_now);
+    back.pop_front();
   }
 }
 
@@ -138,18 +191,23 @@ void MemorySystem::copy_to_device(uint64_t addr, uint64_t bytes) {
 }
 
 bool MemorySystem::idle() const {
-  for (const auto& q : to_memory_)
-    if (!q.idle()) return false;
-  for (const auto& q : from_memory_)
-    if (!q.idle()) return false;
+  for (const auto* ports : {&to_memory_, &from_memory_, &to_slice_, &from_slice_})
+    for (const auto& q : *ports)
+      if (!q.idle()) return false;
   if (!request_net_->idle() || !reply_net_->idle()) return false;
   for (const auto& s : slices_)
     if (!s->idle()) return false;
   for (const auto& c : channels_)
     if (!c->idle()) return false;
-  for (const auto& r : returning_)
-    if (!r.empty()) return false;
+  for (const auto& p : partitions_)
+    if (!p.returning.empty()) return false;
   return true;
+}
+
+uint64_t MemorySystem::next_event_when_idle(uint64_t dram_now) const {
+  uint64_t next = UINT64_MAX;
+  for (const auto& c : channels_) next = std::min(next, c->next_event(dram_now));
+  return next;
 }
 
 MemoryStats MemorySystem::take_stats(uint32_t slot) {

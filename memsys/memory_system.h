@@ -2,19 +2,30 @@
 // The memory side below the SMs' L1s: the request crossbar (SM clusters ->
 // L2 slices), the L2 slices (l2.subpartitions per memory partition), one
 // DRAM channel per partition with its return path, the reply crossbar, and
-// the copy engine. It runs on its own clocks (interconnect, L2, DRAM): the
-// engine calls icnt_cycle / l2_cycle / dram_cycle at each edge, in time
-// order. It meets the SMs only at the per-SM latched ports (request_port,
-// reply_port), which the engine commits after every core cycle; everything
-// inside runs on one thread in a fixed order, so the memory side gives the
-// same result whichever thread runs it and whenever the SMs run.
+// the copy engine. It runs on its own clocks (interconnect, L2, DRAM).
 //
-// Per interconnect edge: SM ports -> request crossbar inputs (one packet per
-// cluster, the cluster's SMs round robin), both crossbars advance, reply
-// crossbar outputs -> SM reply ports. Per L2 edge: request crossbar outputs
-// -> slices, slices cycle, slice replies -> reply crossbar. Per DRAM edge:
-// slice misses -> channel (the partition's slices round robin), channel
-// cycles, read data -> return delay line (dram.extra_latency) -> slice fill.
+// It is built of units that meet only at latched ports (memsys/latched_queue.h),
+// so each unit can run on any thread, beside the SMs and beside the other
+// units, and give the same result:
+//   unit 0      the request crossbar: SM request ports -> crossbar -> slice inboxes
+//   unit 1      the reply crossbar:   slice outboxes -> crossbar -> SM reply ports
+//   unit 2 + c  memory partition c:   its L2 slices and DRAM channel c
+// Per core cycle the engine hands every unit the memory-side clock edges
+// that fall after the previous core edge and no later than this one, in time
+// order (parallel/clock_domains.h); each unit acts on the edges of its own
+// clocks. After every core cycle the engine commits all ports (SM ports,
+// slice inboxes and outboxes); nothing a unit stages is visible to another
+// unit, or to an SM, before that commit.
+//
+// Per interconnect edge, request crossbar: one packet per cluster from its
+// SMs' ports (round robin) into the crossbar; the crossbar cycles; packets
+// that reached an output move to that slice's inbox while it has room.
+// Reply crossbar: one packet per slice from its outbox into the crossbar; the
+// crossbar cycles; packets at an output move to their SM's reply port.
+// Per L2 edge, each slice of a partition: inbox -> slice, the slice cycles,
+// one reply -> outbox. Per DRAM edge: slice misses -> channel (the
+// partition's slices round robin), the channel cycles, read data -> return
+// delay line (dram.extra_latency) -> slice fill.
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -31,27 +42,51 @@
 
 namespace lockstep {
 
+// One edge of a memory-side clock.
+enum class MemoryClock : uint8_t { kIcnt = 0, kL2, kDram };
+struct MemoryEdge {
+  MemoryClock clock;
+  uint64_t cycle;  // the cycle number in its own domain
+};
+
+// How the memory side's clocks relate to the core clock (the engine's clocks).
+struct MemoryTiming {
+  uint32_t dram_extra_cycles = 0;  // dram.extra_latency in DRAM cycles
+  uint32_t icnt_edges_per_core_cycle = 1;  // at most, rounded up
+  uint32_t l2_edges_per_core_cycle = 1;    // at most, rounded up
+};
+
 class MemorySystem {
  public:
-  // `dram_extra_cycles`: dram.extra_latency converted to DRAM cycles by the caller.
-  MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, uint32_t dram_extra_cycles);
+  static constexpr uint32_t kRequestNetUnit = 0;
+  static constexpr uint32_t kReplyNetUnit = 1;
+  static constexpr uint32_t kFirstPartitionUnit = 2;
+
+  MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, const MemoryTiming& timing);
   ~MemorySystem();
 
   // The SM's side of its ports: it stages requests and pops replies.
   LatchedQueue<MemPacket>& request_port(uint32_t sm) { return to_memory_[sm]; }
   LatchedQueue<MemPacket>& reply_port(uint32_t sm) { return from_memory_[sm]; }
-  // Engine, after every core cycle: publish what both sides staged (SM id order).
+  // Engine, after every core cycle, with no unit and no SM running: publish
+  // what every port's producer staged.
   void commit_ports();
 
-  void icnt_cycle(uint64_t cycle);
-  void l2_cycle(uint64_t cycle);
-  void dram_cycle(uint64_t cycle);
+  // Units (see above) and their work in one core cycle: `edges` are the
+  // memory-side edges of that cycle, in time order. Different units may run
+  // at the same time on different threads.
+  uint32_t units() const { return kFirstPartitionUnit + uint32_t(channels_.size()); }
+  void run_unit(uint32_t unit, const MemoryEdge* edges, size_t count);
 
   // Copy engine (MemcpyHtoD): the copied bytes land in the L2 as written data.
   void copy_to_device(uint64_t addr, uint64_t bytes);
 
   // Nothing in flight anywhere below the SMs (ports included).
   bool idle() const;
+  // With idle(): the first DRAM cycle after `dram_now` (the last DRAM edge
+  // run) at which a unit can change state (a refresh falls due); UINT64_MAX
+  // when none ever will. Until then every edge of every unit is a no-op.
+  uint64_t next_event_when_idle(uint64_t dram_now) const;
   // The memory side's counters for one statistics slot, summed in block order
   // (crossbars, slices by id, channels by id), and reset.
   MemoryStats take_stats(uint32_t slot);
@@ -64,23 +99,38 @@ class MemorySystem {
     uint64_t ready;  // DRAM cycle the data reaches the slice
     DramRequest request;
   };
+  // State of one partition unit, on a cache line of its own (units run on different threads).
+  struct alignas(64) PartitionState {
+    uint64_t l2_now = 0;       // the partition's latest L2 edge
+    uint32_t channel_rr = 0;   // the subpartition after the last one the channel served
+    std::deque<DelayedFill> returning;  // read data on its way back (dram.extra_latency)
+  };
   uint32_t cluster_of(uint32_t sm) const { return sm / sms_per_cluster_; }
+
+  void request_net_cycle(uint64_t cycle);
+  void reply_net_cycle(uint64_t cycle);
+  void partition_l2_cycle(uint32_t partition, uint64_t cycle);
+  void partition_dram_cycle(uint32_t partition, uint64_t cycle);
 
   const MemorySpec& spec_;
   const uint32_t sms_per_cluster_;
-  const uint32_t dram_extra_cycles_;
+  const MemoryTiming timing_;
   AddressMap map_;
-  std::vector<LatchedQueue<MemPacket>> to_memory_;    // per SM
-  std::vector<LatchedQueue<MemPacket>> from_memory_;  // per SM
-  std::vector<uint32_t> cluster_rr_;                  // per cluster: the SM after the last to inject
+  std::vector<LatchedQueue<MemPacket>> to_memory_;    // per SM: request crossbar's input port
+  std::vector<LatchedQueue<MemPacket>> from_memory_;  // per SM: reply crossbar's output port
+  std::vector<LatchedQueue<MemPacket>> to_slice_;     // per slice: request crossbar -> slice
+  std::vector<LatchedQueue<MemPacket>> from_slice_;   // per slice: slice -> reply crossbar
+  // Request crossbar unit.
   std::unique_ptr<Crossbar> request_net_;             // clusters -> slices
-  std::unique_ptr<Crossbar> reply_net_;               // slices -> clusters
+  std::vector<uint32_t> cluster_rr_;                  // per cluster: the SM after the last to inject
+  uint64_t in_ports_ = 0;                             // requests visible in SM ports (skip scanning when 0)
+  // Reply crossbar unit.
+  alignas(64) std::unique_ptr<Crossbar> reply_net_;   // slices -> clusters
+  uint64_t in_outboxes_ = 0;                          // replies visible in slice outboxes
+  // Partition units.
   std::vector<std::unique_ptr<L2Slice>> slices_;
   std::vector<std::unique_ptr<DramChannel>> channels_;
-  std::vector<uint32_t> channel_rr_;                  // per channel: the subpartition after the last served
-  std::vector<std::deque<DelayedFill>> returning_;    // per channel
-  uint64_t icnt_now_ = 0, l2_now_ = 0;
-  uint64_t in_ports_ = 0;                             // requests visible in SM ports (skip scanning when 0)
+  std::vector<PartitionState> partitions_;
 };
 
 }  // namespace lockstep

@@ -37,6 +37,14 @@ class ClockDomains {
   uint64_t khz(ClockDomain d) const { return khz_[size_t(d)]; }
   // Memory-side cycles of domain d that elapse in `core_cycles` core cycles (rounded up).
   uint64_t cycles_in(ClockDomain d, uint64_t core_cycles) const;
+  // The most edges of memory domain d that fall into one core cycle.
+  uint32_t max_edges_per_core_cycle(ClockDomain d) const;
+  // The core cycle whose memory_edges_until() runs edge n of memory domain d.
+  uint64_t core_cycle_of(ClockDomain d, uint64_t n) const;
+  // Fast-forward: the next memory_edges_until() call will be for core cycle
+  // `core_cycle`; the edges before it (after core edge core_cycle - 1 at the
+  // latest) are dropped. Only when every one of them would be a no-op.
+  void skip_to(uint64_t core_cycle);
 
  private:
   // Edge next_[d] of domain d happens after core edge c.

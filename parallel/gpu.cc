@@ -11,13 +11,20 @@ namespace lockstep {
 Gpu::Gpu(const GpuSpec& spec, bool perfect_memory) : spec_(spec), clocks_(spec.clocks) {
   for (uint32_t i = 0; i < spec.sms; ++i) sms_.push_back(std::make_unique<Sm>(i, spec.sm));
   if (!perfect_memory) {
+    MemoryTiming timing;
     // dram.extra_latency is in core cycles; the return path counts DRAM cycles.
-    const uint32_t extra = uint32_t(clocks_.cycles_in(ClockDomain::kDram, spec.memory.dram.extra_latency));
-    memory_ = std::make_unique<MemorySystem>(spec.memory, spec.sms, spec.sms_per_cluster, extra);
+    timing.dram_extra_cycles = uint32_t(clocks_.cycles_in(ClockDomain::kDram, spec.memory.dram.extra_latency));
+    timing.icnt_edges_per_core_cycle = clocks_.max_edges_per_core_cycle(ClockDomain::kIcnt);
+    timing.l2_edges_per_core_cycle = clocks_.max_edges_per_core_cycle(ClockDomain::kL2);
+    memory_ = std::make_unique<MemorySystem>(spec.memory, spec.sms, spec.sms_per_cluster, timing);
     for (uint32_t i = 0; i < spec.sms; ++i)
       sms_[i]->attach_memory(spec.memory.l1d, &memory_->request_port(i), &memory_->reply_port(i));
+    // Room for every edge of a core cycle: no allocation in the cycle loop.
+    edges_.reserve(size_t(clocks_.max_edges_per_core_cycle(ClockDomain::kIcnt)) +
+                   clocks_.max_edges_per_core_cycle(ClockDomain::kL2) +
+                   clocks_.max_edges_per_core_cycle(ClockDomain::kDram) + 3);
   }
-  partition_clusters(1, Partition::kContiguous, nullptr);
+  assign_work(1, Schedule::kSeq, Partition::kContiguous, nullptr);
 }
 
 Gpu::~Gpu() = default;
@@ -52,60 +59,129 @@ Partition parse_partition(const std::string& text) {
   throw std::invalid_argument("--partition " + text + ": expected contiguous, round-robin or balanced");
 }
 
-void Gpu::partition_clusters(uint32_t sm_threads, Partition partition, const std::vector<double>* cost) {
-  const uint32_t clusters = spec_.clusters();
-  sm_threads = std::max(1u, std::min(sm_threads, clusters));
-  clusters_of_.assign(sm_threads, {});
-  if (partition == Partition::kRoundRobin) {
-    for (uint32_t c = 0; c < clusters; ++c) clusters_of_[c % sm_threads].push_back(c);
+void Gpu::assign_work(uint32_t threads, Schedule schedule, Partition partition, const std::vector<double>* cost) {
+  const uint32_t clusters = spec_.clusters(), units = memory_ ? memory_->units() : 0;
+  threads = std::max(threads, 1u);
+  shares_.assign(threads, {});
+  engine_.memory_threads = 0;
+  if (threads == 1) {
+    for (uint32_t c = 0; c < clusters; ++c) shares_[0].clusters.push_back(c);
+    for (uint32_t u = 0; u < units; ++u) shares_[0].units.push_back(u);
     return;
   }
-  // Contiguous ranges; with a cost per thread (balanced), range sizes follow
-  // the share of the cycle each thread should take.
-  std::vector<double> weight(sm_threads, 1.0);
-  if (cost) weight = *cost;
-  double total = 0;
-  for (double w : weight) total += w;
-  uint32_t next = 0;
-  double acc = 0;
-  for (uint32_t t = 0; t < sm_threads; ++t) {
-    acc += weight[t];
-    uint32_t end = t + 1 == sm_threads ? clusters : uint32_t(double(clusters) * acc / total + 0.5);
-    end = std::clamp(end, next + 1, clusters - (sm_threads - 1 - t));  // at least one cluster each
-    for (; next < end; ++next) clusters_of_[t].push_back(next);
+  // Longest first, each to the least loaded of threads [first, first + n) (ties: lowest index).
+  std::vector<double> load(threads, 0.0);
+  auto longest_first = [&](std::vector<uint32_t> items, uint32_t first, uint32_t n) {
+    // Items: clusters c < clusters, units as clusters + u.
+    std::stable_sort(items.begin(), items.end(), [&](uint32_t a, uint32_t b) { return (*cost)[a] > (*cost)[b]; });
+    for (uint32_t item : items) {
+      uint32_t best = first;
+      for (uint32_t t = first + 1; t < first + n; ++t)
+        if (load[t] < load[best]) best = t;
+      load[best] += (*cost)[item];
+      if (item < clusters) shares_[best].clusters.push_back(item);
+      else shares_[best].units.push_back(item - clusters);
+    }
+    for (ThreadShare& share : shares_) {
+      std::sort(share.clusters.begin(), share.clusters.end());
+      std::sort(share.units.begin(), share.units.end());
+    }
+  };
+  std::vector<uint32_t> cluster_items(clusters), unit_items(units);
+  std::iota(cluster_items.begin(), cluster_items.end(), 0u);
+  std::iota(unit_items.begin(), unit_items.end(), clusters);
+  const bool measured = partition == Partition::kBalanced && cost;
+
+  // para2: the last `memory_threads` threads run the memory side alone.
+  uint32_t memory_threads = 0;
+  if (schedule == Schedule::kPara2 && units > 0) {
+    memory_threads = std::max(1u, threads / 4);
+    if (measured) {
+      // The split that minimises the slower side; a unit cannot be shared.
+      double sm = 0, mem = 0, largest = 0;
+      for (uint32_t c = 0; c < clusters; ++c) sm += (*cost)[c];
+      for (uint32_t u = 0; u < units; ++u) {
+        mem += (*cost)[clusters + u];
+        largest = std::max(largest, (*cost)[clusters + u]);
+      }
+      double best = -1;
+      for (uint32_t m = 1; m < threads; ++m) {
+        const double t = std::max(std::max(mem / m, largest), sm / (threads - m));
+        if (best < 0 || t < best) {
+          best = t;
+          memory_threads = m;
+        }
+      }
+    }
+    memory_threads = std::min(memory_threads, threads - 1);
   }
+  engine_.memory_threads = memory_threads;
+  const uint32_t sm_threads = threads - memory_threads;
+  if (measured) {
+    if (memory_threads) {
+      longest_first(cluster_items, 0, sm_threads);
+      longest_first(unit_items, sm_threads, memory_threads);
+    } else {
+      std::vector<uint32_t> all = cluster_items;
+      all.insert(all.end(), unit_items.begin(), unit_items.end());
+      longest_first(all, 0, threads);
+    }
+    return;
+  }
+  // Static partitions. Clusters: contiguous ranges or round robin over the SM threads.
+  for (uint32_t c = 0; c < clusters; ++c) {
+    const uint32_t t = partition == Partition::kRoundRobin ? c % sm_threads
+                                                           : uint32_t(uint64_t(c) * sm_threads / clusters);
+    shares_[t].clusters.push_back(c);
+  }
+  // Units: on the leader (para1), or dealt round robin over the memory threads (para2).
+  for (uint32_t u = 0; u < units; ++u) shares_[memory_threads ? sm_threads + u % memory_threads : 0].units.push_back(u);
 }
 
 void Gpu::run_share(uint32_t t, uint64_t now) {
-  const auto start = measure_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-  if (memory_ && t == memory_thread_) {
-    run_memory_edges(now);
-    if (measure_)
-      memory_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+  using Clock = std::chrono::steady_clock;
+  auto elapsed_ns = [](Clock::time_point since) {
+    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
+  };
+  const ThreadShare& share = shares_[t];
+  const uint32_t clusters = spec_.clusters();
+  for (uint32_t u : share.units) {
+    const auto start = measure_ ? Clock::now() : Clock::time_point();
+    memory_->run_unit(u, edges_.data(), edges_.size());
+    if (measure_) item_ns_[clusters + u] += elapsed_ns(start);
   }
-  if (t < clusters_of_.size()) {
-    const uint32_t per_cluster = spec_.sms_per_cluster, nsms = uint32_t(sms_.size());
-    for (uint32_t c : clusters_of_[t]) {
-      const uint32_t first = c * per_cluster;
-      for (uint32_t s = first; s < std::min(first + per_cluster, nsms); ++s) {
-        if (unlatched_coupling_ && (sms_[(s + 1) % nsms]->stats().warp_insts & 1)) continue;
-        sms_[s]->tick(now);
-      }
+  const uint32_t per_cluster = spec_.sms_per_cluster, nsms = uint32_t(sms_.size());
+  for (uint32_t c : share.clusters) {
+    const auto start = measure_ ? Clock::now() : Clock::time_point();
+    const uint32_t first = c * per_cluster;
+    for (uint32_t s = first; s < std::min(first + per_cluster, nsms); ++s) {
+      if (unlatched_coupling_ && (sms_[(s + 1) % nsms]->stats().warp_insts & 1)) continue;
+      sms_[s]->tick(now);
     }
+    if (measure_) item_ns_[c] += elapsed_ns(start);
   }
-  if (measure_)
-    share_ns_[t] += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
 
-void Gpu::run_memory_edges(uint64_t now) {
-  clocks_.memory_edges_until(now, [this](ClockDomain d, uint64_t cycle) {
-    switch (d) {
-      case ClockDomain::kIcnt: memory_->icnt_cycle(cycle); break;
-      case ClockDomain::kL2: memory_->l2_cycle(cycle); break;
-      case ClockDomain::kDram: memory_->dram_cycle(cycle); break;
-      default: break;
-    }
-  });
+uint64_t Gpu::next_change(uint64_t now) const {
+  uint64_t next = UINT64_MAX;
+  for (const auto& sm : sms_) {
+    next = std::min(next, sm->quiet_until(now));
+    if (next <= now + 1) return now + 1;
+  }
+  if (memory_) {
+    const uint64_t dram_edges = clocks_.cycles(ClockDomain::kDram);
+    if (dram_edges == 0 || !memory_->idle()) return now + 1;
+    const uint64_t dram_event = memory_->next_event_when_idle(dram_edges - 1);
+    if (dram_event != UINT64_MAX) next = std::min(next, clocks_.core_cycle_of(ClockDomain::kDram, dram_event));
+  }
+  return std::max(next, now + 1);
+}
+
+void Gpu::skip_cycles(uint64_t now, uint64_t until) {
+  const uint64_t cycles = until - now - 1;
+  for (const auto& sm : sms_) sm->skip_quiet_cycles(cycles);
+  clocks_.skip_to(until);
+  engine_.skipped_cycles += cycles;
 }
 
 namespace {
@@ -144,7 +220,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   if (jobs.empty()) return results;
   size_t next_job = 0;
   // The cycle since which the next job could start (it does kernel_launch_latency later).
-  std::optional<uint64_t> ready_since;
+  constexpr uint64_t kNotReady = UINT64_MAX;
+  uint64_t ready_since = kNotReady;
 
   auto launch = [&](uint64_t now) {
     const KernelJob& job = jobs[next_job];
@@ -205,19 +282,18 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   std::mt19937_64 rng(options.shuffle_seed.value_or(0));
   const uint32_t nsms = uint32_t(sms_.size());
 
-  // Threads: seq runs everything on the caller. para1: every thread owns
-  // clusters, the leader also runs the memory side. para2: the last thread
-  // runs the memory side only (with one thread, para2 is para1).
+  // Threads: seq runs everything on the caller; para1 and para2 share the
+  // clusters and the memory-side units out (assign_work).
+  using Clock = std::chrono::steady_clock;
+  const auto wall_start = Clock::now();
   const uint32_t threads = options.schedule == Schedule::kSeq ? 1 : std::max(1u, options.threads);
-  const bool memory_alone = options.schedule == Schedule::kPara2 && threads > 1 && memory_;
-  const uint32_t sm_threads = std::min(threads - (memory_alone ? 1 : 0), spec_.clusters());
-  memory_thread_ = memory_alone ? threads - 1 : 0;
-  partition_clusters(sm_threads, options.partition, nullptr);
   engine_ = EngineReport{};
   engine_.threads = threads;
-  share_ns_.assign(threads, 0);
-  memory_ns_ = 0;
-  measure_ = options.partition == Partition::kBalanced && threads > 1;
+  assign_work(threads, options.schedule, options.partition, nullptr);
+  const uint32_t clusters = spec_.clusters(), units = memory_ ? memory_->units() : 0;
+  const bool balanced = options.partition == Partition::kBalanced && threads > 1;
+  item_ns_.assign(clusters + units, 0);
+  measure_ = false;
   unlatched_coupling_ = options.unlatched_coupling_for_tests;
   uint64_t now = clock_;
   // The team of the threaded schedules, on the chosen semaphore kind.
@@ -236,33 +312,43 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   constexpr auto kSerialBelow = std::chrono::microseconds(6);
   constexpr auto kParallelAbove = std::chrono::microseconds(12);
   bool serial_stretch = false;
+  // Balanced: each piece of work is timed in the last measured_cycles of every
+  // period simulated cycles, and the work is reassigned after them.
+  const uint64_t period = std::max(options.rebalance_period, 4u), measured_cycles = std::min<uint64_t>(64, period / 4);
+  uint64_t simulated = 0;  // cycles simulated (not skipped) in this run
+  std::vector<uint64_t> profile_ns;  // with options.profile: the sums over the whole run
+  if (options.profile) profile_ns.assign(clusters + units, 0);
   auto rebalance = [&]() {
-    // Cost of a cluster on each thread, then ranges that equalise the threads' time.
-    double sm_ns = 0;
-    for (uint32_t t = 0; t < clusters_of_.size(); ++t) sm_ns += double(share_ns_[t]) - (t == memory_thread_ ? double(memory_ns_) : 0.0);
-    const double per_thread = (sm_ns + (memory_alone ? 0.0 : double(memory_ns_))) / double(clusters_of_.size());
-    std::vector<double> want(clusters_of_.size(), per_thread);
-    if (!memory_alone) want[0] = std::max(per_thread - double(memory_ns_), per_thread * 0.05);
-    partition_clusters(uint32_t(clusters_of_.size()), Partition::kBalanced, &want);
-    std::fill(share_ns_.begin(), share_ns_.end(), 0);
-    memory_ns_ = 0;
+    std::vector<double> cost(item_ns_.begin(), item_ns_.end());
+    assign_work(threads, options.schedule, Partition::kBalanced, &cost);
     ++engine_.rebalances;
   };
   uint32_t last_dispatch = nsms - 1;
   uint64_t issued_before = 0, last_progress_cycle = clock_;
   const uint64_t run_start = clock_;
+  // The watchdog and the progress report look every so many cycles (jumps
+  // stop at each look, so it sees the same as without them).
+  constexpr uint64_t kWatchdogEvery = 1024, kProgressEvery = 65536;
+  uint64_t next_watchdog = run_start + kWatchdogEvery, next_progress = run_start + kProgressEvery;
   bool truncated = false;
+  // The cycle at which the next job launches, if it may launch now (UINT64_MAX: not yet).
+  auto launch_due = [&]() -> uint64_t {
+    if (!may_launch()) return UINT64_MAX;
+    if (next_job == 0 || ready_since == kNotReady) return 0;
+    return ready_since + spec_.kernel_launch_latency;
+  };
 
   for (;; ++now) {
-    // Phase A (leader): launches, block dispatch.
+    const auto cycle_start = options.profile ? Clock::now() : Clock::time_point();
+    // Phase A (leader): launches, block dispatch, the memory side's edges.
     if (may_launch()) {
-      if (!ready_since) ready_since = now;
-      if (next_job == 0 || now >= *ready_since + spec_.kernel_launch_latency) {
+      if (ready_since == kNotReady) ready_since = now;
+      if (next_job == 0 || now >= ready_since + spec_.kernel_launch_latency) {
         launch(now);
-        ready_since.reset();
+        ready_since = kNotReady;
       }
     } else {
-      ready_since.reset();
+      ready_since = kNotReady;
     }
     // Dispatch: at most one block per SM per cycle; older kernels first.
     const uint32_t dispatch_start = last_dispatch + 1;
@@ -279,24 +365,39 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
         break;
       }
     }
+    if (memory_) {
+      edges_.clear();
+      clocks_.memory_edges_until(now, [this](ClockDomain d, uint64_t cycle) {
+        edges_.push_back(MemoryEdge{MemoryClock(uint8_t(d)), cycle});
+      });
+    }
     if (options.shuffle_seed)
-      for (auto& list : clusters_of_) std::shuffle(list.begin(), list.end(), rng);
-    // Phase B: the memory side and the clusters, on the schedule's threads.
+      for (ThreadShare& share : shares_) std::shuffle(share.clusters.begin(), share.clusters.end(), rng);
+    measure_ = options.profile || (balanced && simulated % period >= period - measured_cycles);
+    // Phase B: the memory-side units and the clusters, on the schedule's threads.
     // Adaptive: a cycle whose work is too small to pay for the handshake
     // runs on the leader alone (every share in turn: the same result), until
     // a cycle's work grows again.
+    const auto phase_b = options.profile ? Clock::now() : Clock::time_point();
     if (team && !serial_stretch) {
-      const auto t0 = std::chrono::steady_clock::now();
+      const auto t0 = Clock::now();
       if (spin_team) spin_team->run_cycle();
       else std_team->run_cycle();
       ++engine_.parallel_cycles;
-      if (measure_ && (engine_.parallel_cycles & 4095) == 0) rebalance();
-      serial_stretch = std::chrono::steady_clock::now() - t0 < kSerialBelow;
+      serial_stretch = Clock::now() - t0 < kSerialBelow;
     } else {
-      const auto t0 = team ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+      const auto t0 = team ? Clock::now() : Clock::time_point();
       for (uint32_t t = 0; t < threads; ++t) run_share(t, now);
       ++engine_.serial_cycles;
-      if (team) serial_stretch = std::chrono::steady_clock::now() - t0 < kParallelAbove;
+      if (team) serial_stretch = Clock::now() - t0 < kParallelAbove;
+    }
+    const auto phase_c = options.profile ? Clock::now() : Clock::time_point();
+    ++simulated;
+    if (balanced && simulated % period == 0) {
+      rebalance();
+      if (options.profile)
+        for (size_t i = 0; i < item_ns_.size(); ++i) profile_ns[i] += item_ns_[i];
+      std::fill(item_ns_.begin(), item_ns_.end(), 0);
     }
     // Phase C (leader): publish the ports, close kernels.
     if (memory_) memory_->commit_ports();
@@ -319,6 +420,9 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       if (memory_) r.memory = memory_->take_stats(rk.stat_slot);
       running.erase(running.begin() + long(i));
     }
+    if (options.profile)
+      engine_.serial_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+          (phase_b - cycle_start) + (Clock::now() - phase_c)).count());
     if (running.empty() && next_job >= jobs.size()) {
       ++now;
       break;
@@ -337,7 +441,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     }
 
     // Watchdog: warp instructions must keep issuing while blocks are resident.
-    if (((now + 1 - run_start) & 1023) == 0) {
+    if (now + 1 >= next_watchdog) {
+      next_watchdog += kWatchdogEvery;
       uint64_t issued = 0;
       bool any_busy = false;
       for (const auto& sm : sms_) {
@@ -358,7 +463,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
         if (shown > 8) msg += "\n  ... and " + std::to_string(shown - 8) + " more";
         throw SimulationError(msg);
       }
-      if (options.progress && ((now + 1 - run_start) & 65535) == 0) {
+      if (options.progress && now + 1 >= next_progress) {
+        next_progress += kProgressEvery;
         uint32_t finished = uint32_t(results.size() - running.size());
         options.progress(finished, now + 1 - run_start, issued);
       }
@@ -368,7 +474,31 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       ++now;
       break;
     }
+    // Fast-forward: when nothing can change before cycle `until`, the cycles
+    // before it would only repeat this one; account for them and jump.
+    if (options.fast_forward) {
+      uint64_t until = next_change(now);
+      if (until > now + 1) until = std::min(until, std::max(now + 1, launch_due()));
+      if (until > now + 1)
+        for (const RunningKernel& rk : running)
+          if (rk.next)
+            for (const auto& sm : sms_)
+              if (sm->can_accept(rk.launch)) until = now + 1;
+      if (options.cycle_budget) until = std::min(until, run_start + options.cycle_budget - 1);
+      until = std::min(until, next_watchdog - 1);
+      if (until > now + 1) {
+        skip_cycles(now, until);
+        now = until - 1;
+      }
+    }
   }
+  if (options.profile) {
+    for (size_t i = 0; i < item_ns_.size(); ++i) profile_ns[i] += item_ns_[i];
+    engine_.cluster_ns.assign(profile_ns.begin(), profile_ns.begin() + clusters);
+    engine_.unit_ns.assign(profile_ns.begin() + clusters, profile_ns.end());
+  }
+  measure_ = false;
+  engine_.wall_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - wall_start).count());
   if (spin_team) engine_.handshake_wait_ns = spin_team->leader_wait_ns();
   if (std_team) engine_.handshake_wait_ns = std_team->leader_wait_ns();
   spin_team.reset();

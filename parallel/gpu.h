@@ -1,21 +1,22 @@
 #pragma once
-// The GPU assembly: SIMT clusters of SMs, the block dispatcher and the core
-// cycle loop of the sequential schedule. Per core cycle, in order: the
-// dispatcher hands at most one block to each SM that has room (SMs visited
-// round robin from the one after the last that received a block; kernels in
-// launch order) [phase A, the leader]; then the memory side runs its edges up
-// to this core edge and every cluster ticks its SMs [phase B, shared by the
-// threads of the schedule]; then the SMs' memory ports commit and retired
-// blocks close kernels [phase C, the leader]. In phase B the SMs and the
-// memory side meet only at latched ports, so the cluster order, the thread
-// that runs a cluster and whether the memory side runs beside them do not
-// matter; `shuffle_seed` permutes the order every cycle to prove that.
-//
-// With the memory system (not --perfect-memory) each core cycle first runs
-// the memory side's interconnect, L2 and DRAM edges that fall after the
-// previous core edge and no later than this one (parallel/clock_domains.h),
-// then the dispatcher and the SMs, then commits the SMs' memory ports. A
-// kernel's MemcpyHtoD commands run through the copy engine when it launches.
+// The GPU assembly: SIMT clusters of SMs, the memory side, the block
+// dispatcher and the core cycle loop. Per core cycle, in order:
+//   phase A (the leader): kernel launches; the dispatcher hands at most one
+//     block to each SM that has room (SMs visited round robin from the one
+//     after the last that received a block; kernels in launch order); the
+//     memory-side clock edges that fall after the previous core edge and no
+//     later than this one are listed (parallel/clock_domains.h);
+//   phase B (shared by the schedule's threads): every memory-side unit
+//     (request crossbar, reply crossbar, each memory partition: memsys/
+//     memory_system.h) runs those edges, and every cluster ticks its SMs;
+//   phase C (the leader): every latched port commits, retired blocks close
+//     kernels, and, when no component can change state before a later cycle,
+//     the clock jumps there (fast-forward).
+// In phase B the SMs and the memory-side units meet only at latched ports,
+// so the order of the work, the thread that runs each piece and what runs
+// beside it do not matter; `shuffle_seed` permutes the cluster order every
+// cycle to prove that. A kernel's MemcpyHtoD commands run through the copy
+// engine when it launches.
 //
 // Kernels start in trace order, the first at once, each later one
 // `kernel_launch_latency` cycles after it could start: without
@@ -51,13 +52,13 @@ class SimulationError : public std::runtime_error {
 // How the simulation threads share a core cycle (ARCHITECTURE §5).
 enum class Schedule : uint8_t {
   kSeq = 0,  // one thread: memory side, then every cluster
-  kPara1,    // the leader runs the memory side and its clusters; workers run theirs
-  kPara2,    // para1, with the memory side on a thread of its own
+  kPara1,    // clusters over every thread; the memory side on the leader (balanced: anywhere)
+  kPara2,    // the memory side on threads of its own (max(1, threads / 4); balanced: sized by cost)
 };
 enum class Partition : uint8_t {
   kContiguous = 0,  // equal contiguous ranges of clusters per thread
   kRoundRobin,      // cluster c to thread c mod threads
-  kBalanced,        // contiguous ranges resized from each thread's measured time
+  kBalanced,        // every cluster and memory-side unit by its measured time (longest first, to the least loaded)
 };
 const char* schedule_name(Schedule s);
 const char* partition_name(Partition p);
@@ -67,10 +68,18 @@ Partition parse_partition(const std::string& text);  // throws std::invalid_argu
 // Figures of how a run used its threads (not deterministic; never in the statistics).
 struct EngineReport {
   uint32_t threads = 1;
+  uint32_t memory_threads = 0;   // threads that ran only memory-side units (para2)
   uint64_t parallel_cycles = 0;  // core cycles run by the whole team
   uint64_t serial_cycles = 0;    // core cycles run by the leader alone
+  uint64_t skipped_cycles = 0;   // core cycles jumped over (fast-forward)
   uint64_t handshake_wait_ns = 0;  // the leader's time waiting at the per-cycle join
   uint64_t rebalances = 0;         // partition changes (balanced)
+  // With GpuRunOptions::profile: time per piece of work, summed over the
+  // simulated cycles: each cluster, then each memory-side unit; and the
+  // leader's serial phases A and C.
+  std::vector<uint64_t> cluster_ns, unit_ns;
+  uint64_t serial_ns = 0;
+  uint64_t wall_ns = 0;  // the whole run
 };
 
 struct GpuRunOptions {
@@ -84,6 +93,9 @@ struct GpuRunOptions {
   // is odd. Its result depends on tick order and threads (a data race when
   // threaded): the identity checks must catch it. Never use it otherwise.
   bool unlatched_coupling_for_tests = false;
+  bool fast_forward = true;   // jump over cycles in which nothing can change (results are the same)
+  bool profile = false;       // time every piece of work (EngineReport)
+  uint32_t rebalance_period = 4096;  // balanced: cycles between reassignments (>= 4; tests use short ones)
   uint64_t cycle_budget = 0;             // stop after this many cycles (0: no limit)
   // Called every 65536 cycles with (kernels finished, cycles so far, warp instructions so far).
   std::function<void(uint32_t, uint64_t, uint64_t)> progress;
@@ -122,21 +134,30 @@ class Gpu {
   const EngineReport& engine_report() const { return engine_; }
 
  private:
-  // Memory-side edges up to core cycle `now`, in time order.
-  void run_memory_edges(uint64_t now);
+  // What one thread runs in phase B.
+  struct ThreadShare {
+    std::vector<uint32_t> clusters;  // in tick order
+    std::vector<uint32_t> units;     // memory-side units
+  };
   // Thread `t`'s share of core cycle `now` (phase B of the cycle).
   void run_share(uint32_t t, uint64_t now);
-  // Assigns clusters to the SM-owning threads.
-  void partition_clusters(uint32_t sm_threads, Partition partition, const std::vector<double>* cost);
+  // Assigns clusters and memory-side units to the threads; with measured
+  // costs (clusters, then units), longest first to the least loaded thread.
+  void assign_work(uint32_t threads, Schedule schedule, Partition partition, const std::vector<double>* cost);
+  // Fast-forward: after cycle `now`, the first cycle in which the memory
+  // side or an SM can change state; now + 1 when that is the next one.
+  uint64_t next_change(uint64_t now) const;
+  // Skips cycles now + 1 .. until - 1 (every one a repetition).
+  void skip_cycles(uint64_t now, uint64_t until);
 
   const GpuSpec& spec_;
   std::vector<std::unique_ptr<Sm>> sms_;
   std::unique_ptr<MemorySystem> memory_;  // null with perfect memory
   ClockDomains clocks_;
-  std::vector<std::vector<uint32_t>> clusters_of_;  // per SM-owning thread, in tick order
-  uint32_t memory_thread_ = 0;                     // the thread that runs the memory side
-  std::vector<uint64_t> share_ns_;                 // per thread: time in its shares (balanced)
-  uint64_t memory_ns_ = 0;
+  std::vector<MemoryEdge> edges_;          // this core cycle's memory-side edges (phase A)
+  std::vector<ThreadShare> shares_;        // per thread
+  // Time per cluster, then per memory-side unit, while measuring (balanced, profile).
+  std::vector<uint64_t> item_ns_;
   bool measure_ = false;
   bool unlatched_coupling_ = false;
   EngineReport engine_;

@@ -114,6 +114,9 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   go.threads = options.threads;
   go.partition = partition;
   go.unlatched_coupling_for_tests = options.unlatched_coupling_for_tests;
+  go.fast_forward = options.fast_forward;
+  go.profile = options.profile;
+  go.rebalance_period = options.rebalance_period;
   if (options.handshake != "spin" && options.handshake != "std")
     throw std::invalid_argument("--handshake " + options.handshake + ": expected spin or std");
   go.handshake = options.handshake == "std" ? HandshakeKind::kStd : HandshakeKind::kSpinFutex;

@@ -26,6 +26,9 @@ struct SimulationOptions {
   std::string schedule = "seq";            // seq, para1, para2
   std::string partition = "contiguous";    // contiguous, round-robin, balanced
   std::string handshake = "spin";          // spin (SpinFutexSemaphore) or std (std::counting_semaphore)
+  bool fast_forward = true;                // jump over cycles in which nothing can change (same results)
+  bool profile = false;                    // time every cluster and memory-side unit (EngineReport)
+  uint32_t rebalance_period = 4096;        // balanced partition: cycles between reassignments
   bool unlatched_coupling_for_tests = false;  // see GpuRunOptions; tests only
   WarningHandler warn = print_warning;    // once per kernel: warps that continue after a full-mask EXIT
   // Progress: (kernel ordinal, kernels to run, cycles, warp instructions) — for stderr.

@@ -121,11 +121,14 @@ std::string stats_json(const SimulationReport& r) {
   std::snprintf(run, sizeof run,
                 ",\n \"run\": {\"wall_seconds\": %.6f, \"warp_insts_per_second\": %.1f, \"cycles_per_second\": %.1f, "
                 "\"threads\": %u, \"schedule\": \"%s\", \"partition\": \"%s\", \"parallel_cycles\": %llu, "
-                "\"serial_cycles\": %llu, \"handshake_wait_share\": %.4f, \"truncated\": %s}}\n",
+                "\"serial_cycles\": %llu, \"skipped_cycles\": %llu, \"memory_threads\": %u, \"rebalances\": %llu, "
+                "\"handshake_wait_share\": %.4f, \"truncated\": %s}}\n",
                 r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0,
                 r.wall_seconds > 0 ? double(cycles) / r.wall_seconds : 0.0, r.threads, r.schedule.c_str(),
                 r.partition.c_str(), (unsigned long long)r.engine.parallel_cycles,
-                (unsigned long long)r.engine.serial_cycles, handshake_wait_share(r), r.truncated ? "true" : "false");
+                (unsigned long long)r.engine.serial_cycles, (unsigned long long)r.engine.skipped_cycles,
+                r.engine.memory_threads, (unsigned long long)r.engine.rebalances, handshake_wait_share(r),
+                r.truncated ? "true" : "false");
   out += run;
   return out;
 }
@@ -177,6 +180,8 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
     std::fprintf(out, " (%s), %.1f%% of the time waiting at the per-cycle handshake; %llu cycles run by the team, %llu by the leader alone",
                  r.partition.c_str(), 100.0 * handshake_wait_share(r), (unsigned long long)r.engine.parallel_cycles,
                  (unsigned long long)r.engine.serial_cycles);
+  if (r.engine.skipped_cycles)
+    std::fprintf(out, "; %llu cycles skipped (fast-forward)", (unsigned long long)r.engine.skipped_cycles);
   std::fprintf(out, "\n");
 }
 

@@ -37,7 +37,7 @@ int cmd_run(const Args& args) {
   std::string input, gpu, config_file, kernels, stats_json, schedule = "seq", cluster_order = "natural";
   std::vector<std::string> sets;
   SimulationOptions options;
-  bool perfect = false, quiet = false;
+  bool perfect = false, quiet = false, no_fast_forward = false;
   po::options_description opts(
       "usage: lockstep run TRACE [options]\n"
       "TRACE: a .lst file or an Accel-Sim trace directory / kernelslist.g (read while streaming)\noptions");
@@ -51,12 +51,15 @@ int cmd_run(const Args& args) {
       "threads", po::value(&options.threads)->default_value(1),
       "simulation threads, the memory-side thread included (any number, also more than the cores)")(
       "schedule", po::value(&schedule)->default_value("seq"),
-      "cycle schedule: seq (one thread), para1 (clusters over the threads, the leader also runs the memory side), "
-      "para2 (para1 with the memory side on a thread of its own)")(
+      "cycle schedule: seq (one thread), para1 (clusters over every thread; the memory side on the leader, or "
+      "anywhere with --partition balanced), para2 (the memory side on threads of its own: threads / 4, at least 1; "
+      "balanced: sized from measured time)")(
       "handshake", po::value(&options.handshake)->default_value("spin"),
       "per-cycle semaphores: spin (spin, then futex; measured faster) or std (std::counting_semaphore)")(
       "partition", po::value(&options.partition)->default_value("contiguous"),
-      "clusters to threads: contiguous, round-robin, balanced (resized from measured time)")(
+      "clusters to threads: contiguous, round-robin, balanced (clusters and memory-side units by measured time)")(
+      "no-fast-forward", po::bool_switch(&no_fast_forward),
+      "simulate every cycle, also those in which nothing can change (results are the same)")(
       "max-cycles", po::value(&options.max_cycles)->default_value(0), "stop after this many core cycles (0: none)")(
       "cluster-order", po::value(&cluster_order)->default_value("natural"),
       "debug: 'shuffle:SEED' ticks clusters in a random order every cycle (results must not change)")(
@@ -66,6 +69,7 @@ int cmd_run(const Args& args) {
   if (!gpu.empty() && !config_file.empty()) throw po::error("--gpu and --config are exclusive");
   options.schedule = schedule;
   options.perfect_memory = perfect;
+  options.fast_forward = !no_fast_forward;
   options.shuffle_seed = parse_cluster_order(cluster_order);
   if (!kernels.empty()) options.kernel_ids = parse_kernel_list(kernels);
   if (options.threads == 0) throw po::error("--threads must be at least 1");

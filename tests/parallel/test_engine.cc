@@ -1,7 +1,8 @@
 // The threaded engine's contract: every schedule, thread count (also more
-// threads than cores) and cluster partition gives the statistics of the
-// sequential run — every counter of every kernel — on every real trace and
-// every generated workload, and on random GPU shapes and clock ratios. A
+// threads than cores) and partition of the clusters and memory-side units
+// gives the statistics of the sequential run — every counter of every kernel
+// — on every real trace and every generated workload, and on random GPU
+// shapes and clock ratios; so does fast-forwarding over idle cycles. A
 // deliberately unlatched coupling shows the comparison can fail.
 //
 // EngineThreads.* is small enough for the ThreadSanitizer build.
@@ -26,10 +27,15 @@ struct RunSetup {
   std::string partition = "contiguous";
   std::optional<uint64_t> shuffle;
   bool coupling = false;
+  bool fast_forward = true;
+  bool perfect_memory = false;
 };
 
-// Everything but the "run" section, which holds wall-clock figures.
-std::string stats_of(const std::filesystem::path& trace, const GpuSpec& spec, const RunSetup& s) {
+// Balanced runs reassign the work every kRebalancePeriod cycles (short, so
+// that the small traces here reassign it many times).
+constexpr uint32_t kRebalancePeriod = 64;
+
+SimulationReport run(const std::filesystem::path& trace, const GpuSpec& spec, const RunSetup& s) {
   auto src = open_trace(trace, nullptr);
   SimulationOptions o;
   o.schedule = s.schedule;
@@ -37,9 +43,17 @@ std::string stats_of(const std::filesystem::path& trace, const GpuSpec& spec, co
   o.partition = s.partition;
   o.shuffle_seed = s.shuffle;
   o.unlatched_coupling_for_tests = s.coupling;
+  o.fast_forward = s.fast_forward;
+  o.perfect_memory = s.perfect_memory;
+  o.rebalance_period = kRebalancePeriod;
   o.warn = nullptr;
-  const std::string j = stats_json(simulate(*src, spec, o));
-  return j.substr(0, j.find("\"run\""));
+  return simulate(*src, spec, o);
+}
+
+// Everything but the "run" section, which holds wall-clock figures.
+std::string without_run(const std::string& json) { return json.substr(0, json.find("\"run\"")); }
+std::string stats_of(const std::filesystem::path& trace, const GpuSpec& spec, const RunSetup& s) {
+  return without_run(stats_json(run(trace, spec, s)));
 }
 
 // Every schedule x threads x partition against seq.
@@ -60,6 +74,55 @@ TEST(Engine, EverySchedulePartitionAndThreadCountMatchesSeqOnRealTraces) {
     SCOPED_TRACE(c.trace);
     expect_identical_everywhere(test::shared_traces() / c.trace, load_gpu_spec(c.gpu, {}), {1, 2, 3, 4, 8});
   }
+}
+
+// Jumping over cycles in which nothing can change gives every counter of
+// simulating them, with the memory system and with perfect memory; and the
+// jumps do happen (launch gaps, long latencies), so the check is not vacuous.
+TEST(Engine, FastForwardChangesNoCounter) {
+  uint64_t skipped = 0;
+  for (const test::RealTrace& c : test::kRealTraces)
+    for (bool perfect : {false, true}) {
+      SCOPED_TRACE(std::string(c.trace) + (perfect ? " perfect memory" : " memory system"));
+      const GpuSpec spec = load_gpu_spec(c.gpu, {});
+      RunSetup every_cycle, jumping;
+      every_cycle.fast_forward = false;
+      every_cycle.perfect_memory = jumping.perfect_memory = perfect;
+      const SimulationReport slow = run(test::shared_traces() / c.trace, spec, every_cycle);
+      const SimulationReport fast = run(test::shared_traces() / c.trace, spec, jumping);
+      EXPECT_EQ(slow.engine.skipped_cycles, 0u);
+      EXPECT_EQ(without_run(stats_json(fast)), without_run(stats_json(slow)));
+      EXPECT_EQ(fast.gpu_cycles, slow.gpu_cycles);
+      skipped += fast.engine.skipped_cycles;
+      // Threaded and jumping.
+      jumping.schedule = "para2";
+      jumping.threads = 3;
+      EXPECT_EQ(stats_of(test::shared_traces() / c.trace, spec, jumping), without_run(stats_json(slow)));
+    }
+  EXPECT_GT(skipped, 10'000u);
+}
+
+// Balanced reassigns clusters and memory-side units while running; para2
+// gives the memory side threads / 4 threads of its own.
+TEST(Engine, BalancedReassignsAndPara2SplitsTheMemorySide) {
+  test::ScratchDir dir("engine-balanced");
+  GenOptions g;
+  g.workload = "stencil2d";
+  g.size = 30'000;
+  g.sms = 80;
+  generate_trace(g, dir / "t");
+  const GpuSpec spec = load_gpu_spec("QV100", {});
+  const std::string seq = stats_of(dir / "t", spec, {});
+  const SimulationReport balanced = run(dir / "t", spec, {"para1", 4, "balanced", std::nullopt, false});
+  EXPECT_GT(balanced.engine.rebalances, 10u);
+  EXPECT_EQ(without_run(stats_json(balanced)), seq);
+  const SimulationReport split = run(dir / "t", spec, {"para2", 8, "round-robin", std::nullopt, false});
+  EXPECT_EQ(split.engine.memory_threads, 2u);
+  EXPECT_EQ(without_run(stats_json(split)), seq);
+  const SimulationReport sized = run(dir / "t", spec, {"para2", 6, "balanced", std::nullopt, false});
+  EXPECT_GE(sized.engine.memory_threads, 1u);
+  EXPECT_LE(sized.engine.memory_threads, 5u);
+  EXPECT_EQ(without_run(stats_json(sized)), seq);
 }
 
 TEST(Engine, EverySchedulePartitionAndThreadCountMatchesSeqOnGeneratedWorkloads) {
