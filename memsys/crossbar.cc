@@ -62,6 +62,7 @@ Crossbar::Crossbar(uint32_t inputs, uint32_t outputs, const IcntSpec& spec, bool
   in_packets_.assign(inputs_, 0);
   pending_.assign(size_t(inputs_) * out_words_, 0);
   requests_.assign(size_t(outputs_) * in_words_, 0);
+  requested_outputs_.assign(out_words_, 0);
   accept_ptr_.assign(inputs_, 0);
   in_conn_.assign(inputs_, kNone);
   in_left_.assign(inputs_, 0);
@@ -73,6 +74,7 @@ Crossbar::Crossbar(uint32_t inputs, uint32_t outputs, const IcntSpec& spec, bool
   out_ring_.resize(size_t(outputs_) * out_buffer_);
   out_head_.assign(outputs_, 0);
   out_count_.assign(outputs_, 0);
+  occupied_outputs_.assign(out_words_, 0);
 
   grants_.assign(size_t(inputs_) * out_words_, 0);
   granted_inputs_.reserve(inputs_);
@@ -110,6 +112,7 @@ void Crossbar::inject(uint32_t input, uint32_t output, const MemPacket& p, uint6
     f.head = s;
     set(pending_, size_t(input) * out_words_, output);
     set(requests_, size_t(output) * in_words_, input);
+    set(requested_outputs_, 0, output);
   } else {
     slots_[f.tail].next = s;
   }
@@ -129,8 +132,11 @@ void Crossbar::cycle(uint64_t now) {
 // One iSLIP iteration over the free outputs and the unconnected inputs.
 void Crossbar::arbitrate(uint64_t now) {
   granted_inputs_.clear();
-  // Grant: every free output picks the first eligible requester from its pointer on.
-  for (uint32_t o = 0; o < outputs_; ++o) {
+  // Grant: every free output picks the first eligible requester from its pointer
+  // on (outputs nobody requests have nothing to grant).
+  for (uint32_t ow = 0; ow < out_words_; ++ow)
+    for (uint64_t word = requested_outputs_[ow]; word; word &= word - 1) {
+    const uint32_t o = ow * 64 + uint32_t(std::countr_zero(word));
     if (out_conn_[o] != kNone) continue;
     visit_from(requests_, size_t(o) * in_words_, in_words_, inputs_, grant_ptr_[o], [&](uint32_t i) {
       if (in_conn_[i] != kNone) return false;  // busy with another packet: not requesting
@@ -146,7 +152,7 @@ void Crossbar::arbitrate(uint64_t now) {
       }
       return true;
     });
-  }
+    }
   // Accept: every granted input takes the first grant from its pointer on; pointers
   // advance only here, so an unaccepted grant leaves its output's pointer in place.
   for (uint32_t i : granted_inputs_) {
@@ -185,6 +191,7 @@ void Crossbar::transfer(uint64_t now) {
         const uint32_t s = f.head;
         const Waiting& w = slots_[s];
         const uint32_t at = (out_head_[o] + out_count_[o]++) % out_buffer_;
+        set(occupied_outputs_, 0, o);
         out_ring_[size_t(o) * out_buffer_ + at] = Arrived{w.packet, now + latency_, w.flits};
         MemoryStats& st = slot_stats(w.packet);
         if (replies_) {
@@ -199,6 +206,9 @@ void Crossbar::transfer(uint64_t now) {
           f.tail = kNone;
           clear(pending_, size_t(i) * out_words_, o);
           clear(requests_, size_t(o) * in_words_, i);
+          bool any = false;
+          for (uint32_t w = 0; w < in_words_; ++w) any = any || requests_[size_t(o) * in_words_ + w] != 0;
+          if (!any) clear(requested_outputs_, 0, o);
         }
         free_slots_[size_t(i) * in_slots_ + free_top_[i]++] = s;
         --in_packets_[i];
@@ -226,7 +236,7 @@ void Crossbar::pop_output(uint32_t output) {
   if (out_count_[output] == 0) throw std::logic_error("crossbar: pop_output of an empty output");
   out_flits_[output] -= out_ring_[size_t(output) * out_buffer_ + out_head_[output]].flits;
   out_head_[output] = (out_head_[output] + 1) % out_buffer_;
-  --out_count_[output];
+  if (--out_count_[output] == 0) clear(occupied_outputs_, 0, output);
   --delivered_waiting_;
 }
 

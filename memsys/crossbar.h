@@ -39,6 +39,7 @@
 //   icnt_stall_cycles: cycles an input held packets but sent no flit (counted
 //   in the slot of the head packet its accept pointer favours).
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -71,6 +72,13 @@ class Crossbar {
   bool has_output(uint32_t output, uint64_t now) const;
   const MemPacket& output_front(uint32_t output) const;
   void pop_output(uint32_t output);  // frees the packet's output-buffer flits
+
+  // Calls visit(output) for every output holding a packet (arrived or not), in output order.
+  template <typename Visit>
+  void for_each_occupied_output(Visit&& visit) const {
+    for (uint32_t w = 0; w < out_words_; ++w)
+      for (uint64_t word = occupied_outputs_[w]; word; word &= word - 1) visit(w * 64 + uint32_t(std::countr_zero(word)));
+  }
 
   // Nothing buffered at any input or output.
   bool idle() const { return buffered_packets_ == 0 && delivered_waiting_ == 0; }
@@ -132,6 +140,7 @@ class Crossbar {
   std::vector<uint32_t> in_packets_;  // packets buffered per input
   std::vector<uint64_t> pending_;     // per input: outputs it holds a packet for
   std::vector<uint64_t> requests_;    // per output: inputs holding a packet for it
+  std::vector<uint64_t> requested_outputs_;  // outputs with any request (arbitration visits only these)
   std::vector<uint32_t> accept_ptr_;  // per input (iSLIP accept pointer)
   std::vector<uint32_t> in_conn_;     // per input: connected output, or kNone
   std::vector<uint32_t> in_left_;     // per input: flits of the connected packet still to cross
@@ -143,6 +152,7 @@ class Crossbar {
   std::vector<uint32_t> out_flits_;  // flits held or reserved per output
   std::vector<Arrived> out_ring_;    // outputs x out_buffer (every packet is >= 1 flit)
   std::vector<uint32_t> out_head_, out_count_;
+  std::vector<uint64_t> occupied_outputs_;  // outputs with out_count_ > 0
 
   // Arbitration scratch (sized once): per input, outputs that granted it.
   std::vector<uint64_t> grants_;

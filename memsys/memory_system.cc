@@ -91,14 +91,13 @@ void MemorySystem::request_net_cycle(uint64_t cycle) {
   }
   request_net_->cycle(cycle);
   // Crossbar outputs -> slice inboxes (the inbox's room back-pressures the network).
-  if (request_net_->idle()) return;
-  for (uint32_t s = 0; s < to_slice_.size(); ++s) {
+  request_net_->for_each_occupied_output([&](uint32_t s) {
     LatchedQueue<MemPacket>& inbox = to_slice_[s];
     while (request_net_->has_output(s, cycle) && inbox.can_stage()) {
       inbox.stage(request_net_->output_front(s));
       request_net_->pop_output(s);
     }
-  }
+  });
 }
 
 void MemorySystem::reply_net_cycle(uint64_t cycle) {
@@ -114,8 +113,7 @@ void MemorySystem::reply_net_cycle(uint64_t cycle) {
   }
   reply_net_->cycle(cycle);
   // Reply crossbar -> SM reply ports (the port's capacity back-pressures the network).
-  if (reply_net_->idle()) return;
-  for (uint32_t c = 0; c < cluster_rr_.size(); ++c) {
+  reply_net_->for_each_occupied_output([&](uint32_t c) {
     while (reply_net_->has_output(c, cycle)) {
       const MemPacket& p = reply_net_->output_front(c);
       LatchedQueue<MemPacket>& port = from_memory_[p.sm];
@@ -123,7 +121,7 @@ void MemorySystem::reply_net_cycle(uint64_t cycle) {
       port.stage(p);
       reply_net_->pop_output(c);
     }
-  }
+  });
 }
 
 void MemorySystem::partition_l2_cycle(uint32_t partition, uint64_t cycle) {

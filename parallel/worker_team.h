@@ -1,8 +1,12 @@
 #pragma once
 // The per-cycle fork-join of the threaded schedules (papers/parallel-gpgpu-sim.txt
-// Alg. 2): the leader (the calling thread, index 0) and W workers (indices
-// 1..W) each run their share of a cycle; the leader posts one "go" semaphore
-// per worker, runs share 0, then waits on one "done" semaphore per worker.
+// Alg. 2, as a tree): the leader (the calling thread, index 0) and W workers
+// (indices 1..W) each run their share of a cycle. Thread i's children are
+// i * kFanOut + 1 .. i * kFanOut + kFanOut. A thread posts one "go"
+// semaphore per child, runs its share, waits on one "done" semaphore per
+// child, then (a worker) posts its own "done". With up to kFanOut workers this
+// is the paper's flat handshake; with more, the leader's own cost stays that
+// of kFanOut children and the depth grows as log(threads) / log(kFanOut).
 // The semaphores give the happens-before edges that make everything the
 // leader wrote before the fork visible to the workers and everything the
 // workers wrote visible to the leader after the join.
@@ -32,7 +36,7 @@ class WorkerTeam {
   }
   ~WorkerTeam() {
     stop_.store(true, std::memory_order_relaxed);
-    for (auto& s : slots_) s->go.release();
+    fork(0);  // each worker passes the stop on to its children
     for (auto& s : slots_) s->thread.join();
   }
   WorkerTeam(const WorkerTeam&) = delete;
@@ -40,12 +44,14 @@ class WorkerTeam {
 
   uint32_t threads() const { return uint32_t(slots_.size()) + 1; }
 
+  static constexpr uint32_t kFanOut = 4;
+
   // One cycle: every thread runs its share; returns when all have.
   void run_cycle() {
-    for (auto& s : slots_) s->go.release();
+    fork(0);
     share_(0);
     const auto t0 = std::chrono::steady_clock::now();
-    for (auto& s : slots_) s->done.acquire();
+    join(0);
     wait_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   }
   // Nanoseconds the leader spent waiting for the workers at the join.
@@ -58,12 +64,23 @@ class WorkerTeam {
     Semaphore done;
     std::thread thread;
   };
+  // Thread i's children in the tree (workers are slots_[index - 1]).
+  void fork(uint32_t i) {
+    for (uint64_t c = uint64_t(i) * kFanOut + 1; c <= uint64_t(i) * kFanOut + kFanOut && c <= slots_.size(); ++c)
+      slots_[c - 1]->go.release();
+  }
+  void join(uint32_t i) {
+    for (uint64_t c = uint64_t(i) * kFanOut + 1; c <= uint64_t(i) * kFanOut + kFanOut && c <= slots_.size(); ++c)
+      slots_[c - 1]->done.acquire();
+  }
   void work(uint32_t index) {
     Slot& s = *slots_[index - 1];
     for (;;) {
       s.go.acquire();
+      fork(index);  // also on stop: the children must see it
       if (stop_.load(std::memory_order_relaxed)) return;
       share_(index);
+      join(index);
       s.done.release();
     }
   }

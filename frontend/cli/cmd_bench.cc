@@ -3,7 +3,10 @@
 // count), repetitions interleaved in one process run; prints per
 // configuration the median wall time, rates, speedup and efficiency against
 // the one-thread sequential run, and the share of wall time the leader waited
-// at the per-cycle handshake.
+// at the per-cycle handshake. With --cost-split, one more profiled sequential
+// run gives the per-cycle cost of every cluster and memory-side unit and of
+// the leader's serial phases, and parallel/scaling_model.h turns it into a
+// predicted speedup for --predict thread counts.
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -12,6 +15,10 @@
 #include "frontend/cli/commands.h"
 #include "frontend/convert/open_trace.h"
 #include "parallel/config/gpu_config.h"
+#include "memsys/memory_system.h"
+#include "parallel/scaling_model.h"
+#include "parallel/semaphore.h"
+#include "parallel/worker_team.h"
 #include "parallel/simulation.h"
 #include "parallel/stats_report.h"
 
@@ -32,11 +39,68 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+// One profiled sequential run: the per-cycle cost split and what it predicts.
+void print_cost_split(const std::string& input, const GpuSpec& spec, SimulationOptions o,
+                      const std::vector<uint32_t>& predict, double measured_seq_wall) {
+  o.schedule = "seq";
+  o.threads = 1;
+  o.profile = true;
+  auto trace = open_trace(input);
+  const SimulationReport rep = simulate(*trace, spec, o);
+  const EngineReport& e = rep.engine;
+  const double cycles = double(e.serial_cycles + e.parallel_cycles);
+  if (cycles == 0) return;
+  auto us = [&](double ns) { return ns / cycles / 1000.0; };
+  CycleCostSplit split;
+  double sm = 0, sm_largest = 0, parts = 0, part_largest = 0;
+  for (uint64_t ns : e.cluster_ns) {
+    split.unit_ns.push_back(double(ns) / cycles);
+    sm += double(ns);
+    sm_largest = std::max(sm_largest, double(ns));
+  }
+  for (size_t u = 0; u < e.unit_ns.size(); ++u) {
+    split.unit_ns.push_back(double(e.unit_ns[u]) / cycles);
+    if (u >= MemorySystem::kFirstPartitionUnit) {
+      parts += double(e.unit_ns[u]);
+      part_largest = std::max(part_largest, double(e.unit_ns[u]));
+    }
+  }
+  split.serial_ns = double(e.serial_ns) / cycles;
+  split.round_trip_ns = measure_round_trip_ns(200000);
+  const double total = split.serial_ns + sm / cycles + (e.unit_ns.empty() ? 0.0 : (double(e.unit_ns[0]) + double(e.unit_ns[1]) + parts) / cycles);
+  auto share = [&](double ns) { return total > 0 ? 100.0 * ns / cycles / total : 0.0; };
+  std::printf("per-cycle cost split: one profiled seq run, %.0f simulated cycles (%llu skipped), %.3f s wall (%.3f s "
+              "unprofiled)\n", cycles, (unsigned long long)e.skipped_cycles, rep.wall_seconds, measured_seq_wall);
+  std::printf("  %-36s %9s %7s %7s %9s\n", "part", "us/cycle", "share", "pieces", "largest");
+  std::printf("  %-36s %9.2f %6.1f%% %7zu %9.2f\n", "SMs (clusters)", us(sm), share(sm), e.cluster_ns.size(), us(sm_largest));
+  if (!e.unit_ns.empty()) {
+    const double req = double(e.unit_ns[MemorySystem::kRequestNetUnit]), rep_net = double(e.unit_ns[MemorySystem::kReplyNetUnit]);
+    std::printf("  %-36s %9.2f %6.1f%% %7d %9.2f\n", "request crossbar", us(req), share(req), 1, us(req));
+    std::printf("  %-36s %9.2f %6.1f%% %7d %9.2f\n", "reply crossbar", us(rep_net), share(rep_net), 1, us(rep_net));
+    std::printf("  %-36s %9.2f %6.1f%% %7zu %9.2f\n", "memory partitions (L2 slices + DRAM)", us(parts), share(parts),
+                e.unit_ns.size() - MemorySystem::kFirstPartitionUnit, us(part_largest));
+  }
+  std::printf("  %-36s %9.2f %6.1f%%\n", "leader serial (phases A and C)", split.serial_ns / 1000.0,
+              share(split.serial_ns * cycles));
+  std::printf("  %-36s %9.2f          (measured: 2 threads, empty shares)\n", "handshake round trip per tree level",
+              split.round_trip_ns / 1000.0);
+  const double one = predicted_cycle_ns(split, 1);
+  std::printf("predicted (para1 balanced: pieces longest first to the least loaded thread; a %u-ary handshake tree;\n"
+              "no cache effects, no cycle-to-cycle variation, so an upper bound):\n",
+              WorkerTeam<SpinFutexSemaphore>::kFanOut);
+  std::printf("  %7s %10s %8s %7s\n", "threads", "us/cycle", "speedup", "levels");
+  for (uint32_t t : predict) {
+    const double c = predicted_cycle_ns(split, t);
+    std::printf("  %7u %10.2f %7.2fx %7u\n", t, c / 1000.0, one / c, handshake_depth(t, WorkerTeam<SpinFutexSemaphore>::kFanOut));
+  }
+}
+
 }  // namespace
 
 int cmd_bench(const Args& args) {
-  std::string input, threads = "1,2", schedules = "para1,para2", partition = "balanced", csv;
+  std::string input, threads = "1,2", schedules = "para1,para2", partition = "balanced", csv, predict = "2,4,16,64";
   uint32_t repeat = 3;
+  bool cost_split = false;
   SimulationInputs inputs;
   po::options_description opts(
       "usage: lockstep bench TRACE [options]\n"
@@ -49,7 +113,11 @@ int cmd_bench(const Args& args) {
       "schedule", po::value(&schedules)->default_value(schedules), "schedules (para1, para2)")(
       "partition", po::value(&partition)->default_value(partition), "partition of clusters to threads")(
       "repeat", po::value(&repeat)->default_value(repeat), "repetitions of every configuration")(
-      "csv", po::value(&csv), "also write one row per configuration to this CSV file");
+      "csv", po::value(&csv), "also write one row per configuration to this CSV file")(
+      "cost-split", po::bool_switch(&cost_split),
+      "also profile one seq run: per-cycle cost of the SMs, the memory side and the serial phases, and the speedup "
+      "it predicts")(
+      "predict", po::value(&predict)->default_value(predict), "thread counts for the --cost-split prediction");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
   if (repeat == 0) throw po::error("--repeat must be at least 1");
@@ -102,6 +170,7 @@ int cmd_bench(const Args& args) {
     rows += row;
   }
   if (!csv.empty()) write_file_atomically(csv, rows);
+  if (cost_split) print_cost_split(input, spec, base, parse_thread_list(predict), base_wall);
   return 0;
 }
 
