@@ -122,8 +122,20 @@ void Gpu::assign_work(uint32_t threads, Schedule schedule, Partition partition, 
       longest_first(cluster_items, 0, sm_threads);
       longest_first(unit_items, sm_threads, memory_threads);
     } else {
+      // para1: while the whole memory side fits in one thread's share of the
+      // cycle, it stays together on the leader (its units then exchange
+      // packets within one core's cache); beyond that its units are pieces
+      // like the clusters.
+      double total = 0, mem = 0;
+      for (size_t i = 0; i < cost->size(); ++i) total += (*cost)[i];
+      for (uint32_t u = 0; u < units; ++u) mem += (*cost)[clusters + u];
       std::vector<uint32_t> all = cluster_items;
-      all.insert(all.end(), unit_items.begin(), unit_items.end());
+      if (mem <= total / threads) {
+        for (uint32_t u = 0; u < units; ++u) shares_[0].units.push_back(u);
+        load[0] = mem;
+      } else {
+        all.insert(all.end(), unit_items.begin(), unit_items.end());
+      }
       longest_first(all, 0, threads);
     }
     return;
@@ -160,14 +172,25 @@ void Gpu::run_share(uint32_t t, uint64_t now) {
     }
     if (measure_) item_ns_[c] += elapsed_ns(start);
   }
+  if (fast_forward_) {
+    // On this thread, where the SMs' state is in cache: the earliest cycle
+    // one of them may do more than repeat this one.
+    uint64_t until = UINT64_MAX;
+    for (uint32_t c : share.clusters) {
+      const uint32_t first = c * per_cluster;
+      for (uint32_t s = first; s < std::min(first + per_cluster, nsms) && until > now + 1; ++s)
+        until = std::min(until, sms_[s]->quiet_until(now));
+    }
+    quiet_until_[t].cycle = until;
+  }
 }
 
 uint64_t Gpu::next_change(uint64_t now) const {
+  // The SMs' part was computed by each thread at the end of its share; a
+  // reply committed since makes the memory side non-idle below.
   uint64_t next = UINT64_MAX;
-  for (const auto& sm : sms_) {
-    next = std::min(next, sm->quiet_until(now));
-    if (next <= now + 1) return now + 1;
-  }
+  for (const QuietUntil& q : quiet_until_) next = std::min(next, q.cycle);
+  if (next <= now + 1) return now + 1;
   if (memory_) {
     const uint64_t dram_edges = clocks_.cycles(ClockDomain::kDram);
     if (dram_edges == 0 || !memory_->idle()) return now + 1;
@@ -294,6 +317,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   const bool balanced = options.partition == Partition::kBalanced && threads > 1;
   item_ns_.assign(clusters + units, 0);
   measure_ = false;
+  fast_forward_ = options.fast_forward;
+  quiet_until_.assign(threads, QuietUntil{});
   unlatched_coupling_ = options.unlatched_coupling_for_tests;
   uint64_t now = clock_;
   // The team of the threaded schedules, on the chosen semaphore kind.
@@ -304,9 +329,9 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   const bool oversubscribed = handshake_oversubscribed(threads);
   auto share = [this, &now](uint32_t t) { run_share(t, now); };
   if (threads > 1 && options.handshake == HandshakeKind::kSpinFutex)
-    spin_team = std::make_unique<SpinTeam>(threads - 1, oversubscribed, share);
+    spin_team = std::make_unique<SpinTeam>(threads - 1, oversubscribed, share, options.pin_threads);
   else if (threads > 1)
-    std_team = std::make_unique<StdTeam>(threads - 1, oversubscribed, share);
+    std_team = std::make_unique<StdTeam>(threads - 1, oversubscribed, share, options.pin_threads);
   const bool team = threads > 1;
   // Thresholds of the adaptive schedule (wall time of one cycle's phase B).
   constexpr auto kSerialBelow = std::chrono::microseconds(6);
@@ -314,13 +339,15 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   bool serial_stretch = false;
   // Balanced: each piece of work is timed in the last measured_cycles of every
   // period simulated cycles, and the work is reassigned after them.
-  const uint64_t period = std::max(options.rebalance_period, 4u), measured_cycles = std::min<uint64_t>(64, period / 4);
+  const uint64_t period = std::max(options.rebalance_period, 4u), measured_cycles = std::min<uint64_t>(256, period / 4);
   uint64_t simulated = 0;  // cycles simulated (not skipped) in this run
   std::vector<uint64_t> profile_ns;  // with options.profile: the sums over the whole run
   if (options.profile) profile_ns.assign(clusters + units, 0);
+  std::vector<double> smoothed_cost;  // balanced: measured costs, averaged with the earlier windows'
   auto rebalance = [&]() {
-    std::vector<double> cost(item_ns_.begin(), item_ns_.end());
-    assign_work(threads, options.schedule, Partition::kBalanced, &cost);
+    if (smoothed_cost.empty()) smoothed_cost.assign(item_ns_.begin(), item_ns_.end());
+    for (size_t i = 0; i < item_ns_.size(); ++i) smoothed_cost[i] = 0.5 * smoothed_cost[i] + 0.5 * double(item_ns_[i]);
+    assign_work(threads, options.schedule, Partition::kBalanced, &smoothed_cost);
     ++engine_.rebalances;
   };
   uint32_t last_dispatch = nsms - 1;

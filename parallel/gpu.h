@@ -94,6 +94,7 @@ struct GpuRunOptions {
   // threaded): the identity checks must catch it. Never use it otherwise.
   bool unlatched_coupling_for_tests = false;
   bool fast_forward = true;   // jump over cycles in which nothing can change (results are the same)
+  bool pin_threads = false;   // pin thread i to CPU i (parallel/thread_affinity.h)
   bool profile = false;       // time every piece of work (EngineReport)
   uint32_t rebalance_period = 4096;  // balanced: cycles between reassignments (>= 4; tests use short ones)
   uint64_t cycle_budget = 0;             // stop after this many cycles (0: no limit)
@@ -156,6 +157,13 @@ class Gpu {
   ClockDomains clocks_;
   std::vector<MemoryEdge> edges_;          // this core cycle's memory-side edges (phase A)
   std::vector<ThreadShare> shares_;        // per thread
+  // Per thread, computed at the end of its share when fast-forwarding: the
+  // earliest Sm::quiet_until of its SMs (read by the leader in phase C).
+  struct alignas(64) QuietUntil {
+    uint64_t cycle = 0;
+  };
+  std::vector<QuietUntil> quiet_until_;
+  bool fast_forward_ = false;
   // Time per cluster, then per memory-side unit, while measuring (balanced, profile).
   std::vector<uint64_t> item_ns_;
   bool measure_ = false;

@@ -115,6 +115,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   go.partition = partition;
   go.unlatched_coupling_for_tests = options.unlatched_coupling_for_tests;
   go.fast_forward = options.fast_forward;
+  go.pin_threads = options.pin_threads;
   go.profile = options.profile;
   go.rebalance_period = options.rebalance_period;
   if (options.handshake != "spin" && options.handshake != "std")

@@ -27,6 +27,7 @@ struct SimulationOptions {
   std::string partition = "contiguous";    // contiguous, round-robin, balanced
   std::string handshake = "spin";          // spin (SpinFutexSemaphore) or std (std::counting_semaphore)
   bool fast_forward = true;                // jump over cycles in which nothing can change (same results)
+  bool pin_threads = false;                // pin simulation thread i to CPU i
   bool profile = false;                    // time every cluster and memory-side unit (EngineReport)
   uint32_t rebalance_period = 4096;        // balanced partition: cycles between reassignments
   bool unlatched_coupling_for_tests = false;  // see GpuRunOptions; tests only

@@ -22,6 +22,8 @@
 #include <thread>
 #include <vector>
 
+#include "parallel/thread_affinity.h"
+
 namespace lockstep {
 
 template <typename Semaphore>
@@ -29,15 +31,24 @@ class WorkerTeam {
  public:
   // `share(i)` is called once per cycle on thread i (0 = the leader).
   // `oversubscribed`: more simulation threads than hardware threads (spin less).
-  WorkerTeam(uint32_t workers, bool oversubscribed, std::function<void(uint32_t)> share) : share_(std::move(share)) {
+  // `pin`: thread i runs only on CPU i mod (CPUs); the leader (the caller)
+  // is pinned too, and unpinned again when the team ends.
+  WorkerTeam(uint32_t workers, bool oversubscribed, std::function<void(uint32_t)> share, bool pin = false)
+      : share_(std::move(share)), pinned_(pin) {
     slots_.reserve(workers);
     for (uint32_t i = 0; i < workers; ++i) slots_.push_back(std::make_unique<Slot>(oversubscribed));
-    for (uint32_t i = 0; i < workers; ++i) slots_[i]->thread = std::thread([this, i] { work(i + 1); });
+    if (pin) leader_affinity_ = pin_current_thread(0);
+    for (uint32_t i = 0; i < workers; ++i)
+      slots_[i]->thread = std::thread([this, i, pin] {
+        if (pin) pin_current_thread(i + 1);
+        work(i + 1);
+      });
   }
   ~WorkerTeam() {
     stop_.store(true, std::memory_order_relaxed);
     fork(0);  // each worker passes the stop on to its children
     for (auto& s : slots_) s->thread.join();
+    if (pinned_) restore_affinity(leader_affinity_);
   }
   WorkerTeam(const WorkerTeam&) = delete;
   WorkerTeam& operator=(const WorkerTeam&) = delete;
@@ -86,6 +97,8 @@ class WorkerTeam {
   }
 
   std::function<void(uint32_t)> share_;
+  bool pinned_ = false;
+  CpuAffinity leader_affinity_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::atomic<bool> stop_{false};
   uint64_t wait_ns_ = 0;

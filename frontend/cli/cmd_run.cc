@@ -58,6 +58,7 @@ int cmd_run(const Args& args) {
       "per-cycle semaphores: spin (spin, then futex; measured faster) or std (std::counting_semaphore)")(
       "partition", po::value(&options.partition)->default_value("contiguous"),
       "clusters to threads: contiguous, round-robin, balanced (clusters and memory-side units by measured time)")(
+      "pin", po::bool_switch(&options.pin_threads), "pin simulation thread i to CPU i (optional; same results)")(
       "no-fast-forward", po::bool_switch(&no_fast_forward),
       "simulate every cycle, also those in which nothing can change (results are the same)")(
       "max-cycles", po::value(&options.max_cycles)->default_value(0), "stop after this many core cycles (0: none)")(

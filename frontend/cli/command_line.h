@@ -80,7 +80,7 @@ inline std::vector<uint32_t> parse_thread_list(const std::string& text) {
 struct SimulationInputs {
   std::string gpu, config_file, kernels;
   std::vector<std::string> sets;
-  bool perfect_memory = false, no_fast_forward = false;
+  bool perfect_memory = false, no_fast_forward = false, pin = false;
   uint64_t max_cycles = 0;
 
   void add_to(boost::program_options::options_description& opts) {
@@ -91,7 +91,8 @@ struct SimulationInputs {
         "kernels", po::value(&kernels), "simulate only these kernel ids")(
         "perfect-memory", po::bool_switch(&perfect_memory), "no memory system (fixed latency)")(
         "max-cycles", po::value(&max_cycles)->default_value(0), "stop each run after this many cycles")(
-        "no-fast-forward", po::bool_switch(&no_fast_forward), "simulate every cycle (same results)");
+        "no-fast-forward", po::bool_switch(&no_fast_forward), "simulate every cycle (same results)")(
+        "pin", po::bool_switch(&pin), "pin simulation thread i to CPU i");
   }
   // Options common to every run of the command (no warnings: runs repeat).
   SimulationOptions options() const {
@@ -99,6 +100,7 @@ struct SimulationInputs {
     o.perfect_memory = perfect_memory;
     o.max_cycles = max_cycles;
     o.fast_forward = !no_fast_forward;
+    o.pin_threads = pin;
     o.warn = nullptr;
     if (!kernels.empty()) o.kernel_ids = parse_kernel_list(kernels);
     return o;
