@@ -1,15 +1,24 @@
 #pragma once
 // A port between blocks that may run on different threads (ARCHITECTURE §3):
-// the producer stages items during a cycle; they become visible to the
-// consumer only after commit(), which the engine calls for every port, in a
-// fixed order, once both sides have finished the cycle. The producer's view
-// of free capacity is also frozen at the last commit, so neither side ever
+// what the producer stages in core cycle n becomes visible to the consumer in
+// cycle n + 1, and the producer's view of free room in cycle n counts the
+// consumer's pops only up to the end of cycle n - 1. So neither side ever
 // reads state the other is changing in the same cycle: any tick order and any
 // thread assignment give the same result.
 //
-//   producer: can_stage(), stage()          (its own cycle)
-//   consumer: empty(), front(), pop()       (its own cycle)
-//   engine:   commit()                      (between cycles, both sides idle)
+// The hand-over needs no serial step between cycles: staging areas and the
+// published pop counts alternate with the parity of the cycle (PortClock),
+// and each side touches only the half the other side is not using.
+//
+//   producer, in its cycle:   can_stage(), stage()
+//   consumer, in its cycle:   receive() first (takes in what was staged in
+//                             the previous cycle), then empty(), front(),
+//                             pop(), and publish_pops() last
+//   engine, between cycles:   settle() (both sides idle: after a jump in
+//                             time, or in a harness that runs no consumer)
+//
+// The consumer must call receive() and publish_pops() in every cycle, also
+// in cycles in which it does nothing else.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -17,57 +26,91 @@
 
 namespace lockstep {
 
+// The core cycle now running, for the ports' parity. The engine sets it
+// between cycles; while a cycle runs every thread only reads it.
+struct PortClock {
+  uint64_t cycle = 0;
+};
+
 template <typename T>
 class LatchedQueue {
  public:
-  explicit LatchedQueue(size_t capacity = 1) : capacity_(capacity ? capacity : 1), ring_(capacity_) {
-    staged_.reserve(capacity_);
+  LatchedQueue(size_t capacity, const PortClock* clock) : capacity_(capacity ? capacity : 1), clock_(clock) {
+    for (Staging& s : staging_) s.items.resize(capacity_);
+    ring_.resize(capacity_);
   }
 
   size_t capacity() const { return capacity_; }
 
-  // Producer side. Capacity counts what was visible at the last commit plus
-  // what has been staged since; pops in the current cycle free room only
-  // after the commit.
-  bool can_stage() const { return visible_at_commit_ + staged_.size() < capacity_; }
-  size_t free_slots() const { return capacity_ - visible_at_commit_ - staged_.size(); }
-  // Requires can_stage() (checked at the commit).
-  void stage(const T& item) { staged_.push_back(item); }
+  // Producer side. Room counts what was visible at the end of the previous
+  // cycle plus what has been staged since; pops in the current cycle free
+  // room only from the next one on.
+  bool can_stage() const { return staged_total_ - published_pops(parity() ^ 1) < capacity_; }
+  size_t free_slots() const { return capacity_ - size_t(staged_total_ - published_pops(parity() ^ 1)); }
+  void stage(const T& item) {
+    if (!can_stage()) throw std::logic_error("LatchedQueue: staged past its capacity (a producer skipped can_stage)");
+    Staging& s = staging_[parity()];
+    s.items[s.count++] = item;
+    ++staged_total_;
+  }
 
   // Consumer side.
+  // Takes in, in staging order, what the producer staged in the previous cycle.
+  void receive() { take_staged(parity() ^ 1); }
   bool empty() const { return count_ == 0; }
   size_t size() const { return count_; }
   const T& front() const { return ring_[head_]; }
   void pop() {
     head_ = head_ + 1 == capacity_ ? 0 : head_ + 1;
     --count_;
+    ++popped_total_;
   }
+  // Makes this cycle's pops count as free room for the producer's next cycle.
+  void publish_pops() { pops_[parity()].total = popped_total_; }
 
-  // Engine: publish the staged items, in staging order.
-  void commit() {
-    if (count_ + staged_.size() > capacity_)
-      throw std::logic_error("LatchedQueue: staged past its capacity (a producer skipped can_stage)");
-    for (const T& item : staged_) {
-      size_t tail = head_ + count_;
-      if (tail >= capacity_) tail -= capacity_;
-      ring_[tail] = item;
-      ++count_;
-    }
-    staged_.clear();
-    visible_at_commit_ = count_;
+  // Engine, between cycles with both sides idle: everything staged becomes
+  // visible and every pop counts as room, whatever the parity of the next cycle.
+  void settle() {
+    take_staged(parity() ^ 1);
+    take_staged(parity());
+    pops_[0].total = pops_[1].total = popped_total_;
   }
   // Nothing staged and nothing visible.
-  bool idle() const { return count_ == 0 && staged_.empty(); }
+  bool idle() const { return count_ == 0 && staging_[0].count == 0 && staging_[1].count == 0; }
 
  private:
-  // Producer-side and consumer-side state on separate cache lines: the two
-  // sides run on different threads in the same cycle (no false sharing). No
-  // allocation after construction: visible items live in a fixed ring.
-  alignas(64) size_t capacity_;
-  size_t visible_at_commit_ = 0;
-  std::vector<T> staged_;
-  alignas(64) std::vector<T> ring_;
+  // Each part on a cache line of its own: producer and consumer run on
+  // different threads in the same cycle, each writing only its own parts.
+  // No allocation after construction.
+  struct alignas(64) Staging {  // written by the producer in cycles of one parity, emptied by the consumer in the next
+    std::vector<T> items;
+    size_t count = 0;
+  };
+  struct alignas(64) PublishedPops {  // written by the consumer at the end of cycles of one parity
+    uint64_t total = 0;
+  };
+
+  unsigned parity() const { return unsigned(clock_->cycle & 1); }
+  uint64_t published_pops(unsigned p) const { return pops_[p].total; }
+  void take_staged(unsigned p) {
+    Staging& s = staging_[p];
+    for (size_t i = 0; i < s.count; ++i) {
+      size_t tail = head_ + count_;
+      if (tail >= capacity_) tail -= capacity_;
+      ring_[tail] = s.items[i];
+      ++count_;
+    }
+    s.count = 0;
+  }
+
+  const size_t capacity_;
+  const PortClock* const clock_;
+  alignas(64) uint64_t staged_total_ = 0;  // producer: items ever staged
+  Staging staging_[2];
+  PublishedPops pops_[2];
+  alignas(64) std::vector<T> ring_;  // consumer: the visible items
   size_t head_ = 0, count_ = 0;
+  uint64_t popped_total_ = 0;
 };
 
 }  // namespace lockstep

@@ -13,8 +13,8 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
   to_memory_.reserve(sms);
   from_memory_.reserve(sms);
   for (uint32_t s = 0; s < sms; ++s) {
-    to_memory_.emplace_back(spec.l1d.miss_queue);
-    from_memory_.emplace_back(spec.icnt.sm_ejection_buffer);
+    to_memory_.emplace_back(spec.l1d.miss_queue, &port_clock_);
+    from_memory_.emplace_back(spec.icnt.sm_ejection_buffer, &port_clock_);
   }
   cluster_rr_.assign(clusters, 0);
   const uint32_t nslices = spec.l2_slices();
@@ -26,8 +26,8 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
   to_slice_.reserve(nslices);
   from_slice_.reserve(nslices);
   for (uint32_t s = 0; s < nslices; ++s) {
-    to_slice_.emplace_back(inbox);
-    from_slice_.emplace_back(outbox);
+    to_slice_.emplace_back(inbox, &port_clock_);
+    from_slice_.emplace_back(outbox, &port_clock_);
   }
   request_net_ = std::make_unique<Crossbar>(clusters, nslices, spec.icnt, false);
   reply_net_ = std::make_unique<Crossbar>(nslices, clusters, spec.icnt, true);
@@ -38,22 +38,43 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
 
 MemorySystem::~MemorySystem() = default;
 
-void MemorySystem::commit_ports() {
-  in_ports_ = 0;
-  for (auto& q : to_memory_) {
-    q.commit();
-    in_ports_ += q.size();
+void MemorySystem::settle_ports() {
+  for (auto* ports : {&to_memory_, &from_memory_, &to_slice_, &from_slice_})
+    for (auto& q : *ports) q.settle();
+}
+
+void MemorySystem::receive_inputs(uint32_t unit) {
+  if (unit == kRequestNetUnit) {
+    in_ports_ = 0;
+    for (auto& q : to_memory_) {
+      q.receive();
+      in_ports_ += q.size();
+    }
+  } else if (unit == kReplyNetUnit) {
+    in_outboxes_ = 0;
+    for (auto& q : from_slice_) {
+      q.receive();
+      in_outboxes_ += q.size();
+    }
+  } else {
+    const uint32_t subs = spec_.l2.subpartitions, p = unit - kFirstPartitionUnit;
+    for (uint32_t s = p * subs; s < (p + 1) * subs; ++s) to_slice_[s].receive();
   }
-  for (auto& q : from_memory_) q.commit();
-  for (auto& q : to_slice_) q.commit();
-  in_outboxes_ = 0;
-  for (auto& q : from_slice_) {
-    q.commit();
-    in_outboxes_ += q.size();
+}
+
+void MemorySystem::publish_input_pops(uint32_t unit) {
+  if (unit == kRequestNetUnit) {
+    for (auto& q : to_memory_) q.publish_pops();
+  } else if (unit == kReplyNetUnit) {
+    for (auto& q : from_slice_) q.publish_pops();
+  } else {
+    const uint32_t subs = spec_.l2.subpartitions, p = unit - kFirstPartitionUnit;
+    for (uint32_t s = p * subs; s < (p + 1) * subs; ++s) to_slice_[s].publish_pops();
   }
 }
 
 void MemorySystem::run_unit(uint32_t unit, const MemoryEdge* edges, size_t count) {
+  receive_inputs(unit);
   if (unit == kRequestNetUnit) {
     for (size_t i = 0; i < count; ++i)
       if (edges[i].clock == MemoryClock::kIcnt) request_net_cycle(edges[i].cycle);
@@ -67,6 +88,7 @@ void MemorySystem::run_unit(uint32_t unit, const MemoryEdge* edges, size_t count
       else if (edges[i].clock == MemoryClock::kDram) partition_dram_cycle(p, edges[i].cycle);
     }
   }
+  publish_input_pops(unit);
 }
 
 void MemorySystem::request_net_cycle(uint64_t cycle) {

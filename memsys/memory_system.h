@@ -13,9 +13,10 @@
 // Per core cycle the engine hands every unit the memory-side clock edges
 // that fall after the previous core edge and no later than this one, in time
 // order (parallel/clock_domains.h); each unit acts on the edges of its own
-// clocks. After every core cycle the engine commits all ports (SM ports,
-// slice inboxes and outboxes); nothing a unit stages is visible to another
-// unit, or to an SM, before that commit.
+// clocks. Nothing a unit stages is visible to another unit, or to an SM,
+// before the next core cycle: each unit takes in its input ports at the start
+// of its cycle and publishes its pops at the end (LatchedQueue), and the
+// engine does the same for each SM's reply port around the SM's tick.
 //
 // Per interconnect edge, request crossbar: one packet per cluster from its
 // SMs' ports (round robin) into the crossbar; the crossbar cycles; packets
@@ -65,12 +66,16 @@ class MemorySystem {
   MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, const MemoryTiming& timing);
   ~MemorySystem();
 
-  // The SM's side of its ports: it stages requests and pops replies.
+  // The SM's side of its ports: it stages requests and pops replies (the
+  // engine calls the reply port's receive() and publish_pops() around the
+  // SM's tick, every cycle).
   LatchedQueue<MemPacket>& request_port(uint32_t sm) { return to_memory_[sm]; }
   LatchedQueue<MemPacket>& reply_port(uint32_t sm) { return from_memory_[sm]; }
-  // Engine, after every core cycle, with no unit and no SM running: publish
-  // what every port's producer staged.
-  void commit_ports();
+  // Engine, between cycles: the core cycle about to run (the ports' parity).
+  void begin_cycle(uint64_t core_cycle) { port_clock_.cycle = core_cycle; }
+  // Engine, between cycles with everything idle, before a jump in time: every
+  // port's pops count as room whatever the parity of the next cycle run.
+  void settle_ports();
 
   // Units (see above) and their work in one core cycle: `edges` are the
   // memory-side edges of that cycle, in time order. Different units may run
@@ -112,10 +117,16 @@ class MemorySystem {
   void partition_l2_cycle(uint32_t partition, uint64_t cycle);
   void partition_dram_cycle(uint32_t partition, uint64_t cycle);
 
+  // The unit's input ports: take in what was staged in the previous cycle /
+  // publish this cycle's pops (LatchedQueue).
+  void receive_inputs(uint32_t unit);
+  void publish_input_pops(uint32_t unit);
+
   const MemorySpec& spec_;
   const uint32_t sms_per_cluster_;
   const MemoryTiming timing_;
   AddressMap map_;
+  PortClock port_clock_;  // read by every port; written only between cycles
   std::vector<LatchedQueue<MemPacket>> to_memory_;    // per SM: request crossbar's input port
   std::vector<LatchedQueue<MemPacket>> from_memory_;  // per SM: reply crossbar's output port
   std::vector<LatchedQueue<MemPacket>> to_slice_;     // per slice: request crossbar -> slice

@@ -167,8 +167,11 @@ void Gpu::run_share(uint32_t t, uint64_t now) {
     const auto start = measure_ ? Clock::now() : Clock::time_point();
     const uint32_t first = c * per_cluster;
     for (uint32_t s = first; s < std::min(first + per_cluster, nsms); ++s) {
-      if (unlatched_coupling_ && (sms_[(s + 1) % nsms]->stats().warp_insts & 1)) continue;
-      sms_[s]->tick(now);
+      // The SM consumes its reply port: it takes in last cycle's replies
+      // first and publishes its pops last, every cycle.
+      if (memory_) memory_->reply_port(s).receive();
+      if (!unlatched_coupling_ || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1)) sms_[s]->tick(now);
+      if (memory_) memory_->reply_port(s).publish_pops();
     }
     if (measure_) item_ns_[c] += elapsed_ns(start);
   }
@@ -203,6 +206,7 @@ uint64_t Gpu::next_change(uint64_t now) const {
 void Gpu::skip_cycles(uint64_t now, uint64_t until) {
   const uint64_t cycles = until - now - 1;
   for (const auto& sm : sms_) sm->skip_quiet_cycles(cycles);
+  if (memory_) memory_->settle_ports();
   clocks_.skip_to(until);
   engine_.skipped_cycles += cycles;
 }
@@ -393,6 +397,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       }
     }
     if (memory_) {
+      memory_->begin_cycle(now);
       edges_.clear();
       clocks_.memory_edges_until(now, [this](ClockDomain d, uint64_t cycle) {
         edges_.push_back(MemoryEdge{MemoryClock(uint8_t(d)), cycle});
@@ -426,8 +431,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
         for (size_t i = 0; i < item_ns_.size(); ++i) profile_ns[i] += item_ns_[i];
       std::fill(item_ns_.begin(), item_ns_.end(), 0);
     }
-    // Phase C (leader): publish the ports, close kernels.
-    if (memory_) memory_->commit_ports();
+    // Phase C (leader): close kernels.
     // Retirements, in SM order, close kernels.
     for (uint32_t s = 0; s < nsms; ++s) {
       const uint32_t n = sms_[s]->take_retired_blocks();

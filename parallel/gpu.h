@@ -9,9 +9,12 @@
 //   phase B (shared by the schedule's threads): every memory-side unit
 //     (request crossbar, reply crossbar, each memory partition: memsys/
 //     memory_system.h) runs those edges, and every cluster ticks its SMs;
-//   phase C (the leader): every latched port commits, retired blocks close
-//     kernels, and, when no component can change state before a later cycle,
-//     the clock jumps there (fast-forward).
+//   phase C (the leader): retired blocks close kernels, and, when no
+//     component can change state before a later cycle, the clock jumps there
+//     (fast-forward).
+// The latched ports need no step of their own between cycles: each consumer
+// takes in what was staged in the previous cycle when its own cycle starts
+// (memsys/latched_queue.h).
 // In phase B the SMs and the memory-side units meet only at latched ports,
 // so the order of the work, the thread that runs each piece and what runs
 // beside it do not matter; `shuffle_seed` permutes the cluster order every

@@ -117,7 +117,8 @@ class Script {
                            std::vector<Issue>* issues = nullptr) {
     program_.extend(table_);
     Sm sm(0, spec_);
-    LatchedQueue<MemPacket> to_memory(l1d.miss_queue), from_memory(32);
+    PortClock port_clock;  // stays at 0: settle() below publishes everything each cycle
+    LatchedQueue<MemPacket> to_memory(l1d.miss_queue, &port_clock), from_memory(32, &port_clock);
     sm.attach_memory(l1d, &to_memory, &from_memory);
     if (issues)
       sm.set_issue_observer([issues](uint64_t c, uint32_t w, const Dim3&, uint32_t i) { issues->push_back({c, w, i}); });
@@ -141,8 +142,8 @@ class Script {
         from_memory.stage(replies.front().second);
         replies.pop_front();
       }
-      to_memory.commit();
-      from_memory.commit();
+      to_memory.settle();
+      from_memory.settle();
       if (now > 1000000) break;
     }
     stats_ = sm.take_stats();

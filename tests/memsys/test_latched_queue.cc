@@ -1,42 +1,140 @@
-// The latched port (memsys/latched_queue.h): what a producer stages in a
-// cycle is invisible to the consumer until the commit, and the producer's view
-// of free room does not change with the consumer's pops until the commit —
-// so neither side can observe the other mid-cycle.
+// The latched port (memsys/latched_queue.h): what a producer stages in cycle
+// n is invisible to the consumer until cycle n + 1, and the producer's view of
+// free room counts the consumer's pops only up to the end of the previous
+// cycle — so neither side can observe the other mid-cycle, and running the
+// two sides in either order, or on two threads at once, gives the same.
 #include <gtest/gtest.h>
+
+#include <barrier>
+#include <cstdint>
+#include <random>
+#include <thread>
+#include <vector>
 
 #include "memsys/latched_queue.h"
 
 namespace lockstep {
 namespace {
 
-TEST(LatchedQueue, StagedItemsAppearOnlyAfterTheCommitInStagingOrder) {
-  LatchedQueue<int> q(4);
+TEST(LatchedQueue, StagedItemsAppearInTheNextCycleInStagingOrder) {
+  PortClock clock;
+  LatchedQueue<int> q(4, &clock);
   q.stage(1);
   q.stage(2);
+  q.receive();  // the consumer's cycle 0: nothing from cycle -1
   EXPECT_TRUE(q.empty());
   EXPECT_FALSE(q.idle());
-  q.commit();
+  q.publish_pops();
+  clock.cycle = 1;
+  q.receive();
   ASSERT_EQ(q.size(), 2u);
   EXPECT_EQ(q.front(), 1);
   q.pop();
   EXPECT_EQ(q.front(), 2);
   q.pop();
+  q.publish_pops();
   EXPECT_TRUE(q.idle());
 }
 
-TEST(LatchedQueue, ProducerRoomIsFrozenUntilTheCommit) {
-  LatchedQueue<int> q(2);
+TEST(LatchedQueue, ProducerRoomCountsPopsOnlyFromTheNextCycleOn) {
+  PortClock clock;
+  LatchedQueue<int> q(2, &clock);
   q.stage(1);
   q.stage(2);
   EXPECT_FALSE(q.can_stage());
-  q.commit();
-  EXPECT_FALSE(q.can_stage());
-  q.pop();  // the consumer frees a slot this cycle ...
-  EXPECT_FALSE(q.can_stage());  // ... which the producer sees only after the commit
+  EXPECT_THROW(q.stage(3), std::logic_error);
+  q.publish_pops();
+  clock.cycle = 1;
+  q.receive();
+  q.pop();  // the consumer frees a slot in cycle 1 ...
+  EXPECT_FALSE(q.can_stage());  // ... which the producer does not see in cycle 1
   EXPECT_EQ(q.free_slots(), 0u);
-  q.commit();
-  EXPECT_TRUE(q.can_stage());
+  q.publish_pops();
+  clock.cycle = 2;
+  EXPECT_TRUE(q.can_stage());  // ... but does in cycle 2
   EXPECT_EQ(q.free_slots(), 1u);
+}
+
+TEST(LatchedQueue, SettleMakesStagedItemsVisibleAndPopsRoomForEitherParity) {
+  PortClock clock;
+  LatchedQueue<int> q(2, &clock);
+  q.stage(7);
+  q.receive();
+  q.publish_pops();
+  q.settle();  // between cycles, before a jump to an odd or even cycle
+  ASSERT_EQ(q.size(), 1u);
+  q.pop();
+  q.settle();
+  for (uint64_t next : {5u, 6u}) {
+    clock.cycle = next;
+    EXPECT_EQ(q.free_slots(), 2u) << "next cycle " << next;
+  }
+}
+
+// A producer and a consumer that act at random on what they see; returns
+// what the consumer received, with the cycle, and what the producer saw.
+struct Observed {
+  std::vector<uint64_t> received;  // item * 1000 + cycle
+  std::vector<uint8_t> producer_room;
+  bool operator==(const Observed&) const = default;
+};
+enum class Order { kProducerFirst, kConsumerFirst, kTwoThreads };
+
+Observed run_pair(Order order, uint64_t cycles) {
+  PortClock clock;
+  LatchedQueue<uint64_t> q(3, &clock);
+  Observed seen;
+  std::mt19937_64 produce_rng(1), consume_rng(2);
+  uint64_t next_item = 0;
+  auto producer = [&](uint64_t) {
+    const int tries = int(produce_rng() % 3);
+    for (int i = 0; i < tries; ++i) {
+      seen.producer_room.push_back(uint8_t(q.free_slots()));
+      if (q.can_stage()) q.stage(next_item++);
+    }
+  };
+  auto consumer = [&](uint64_t now) {
+    q.receive();
+    const int pops = int(consume_rng() % 3);
+    for (int i = 0; i < pops && !q.empty(); ++i) {
+      seen.received.push_back(q.front() * 1000 + now);
+      q.pop();
+    }
+    q.publish_pops();
+  };
+  if (order == Order::kTwoThreads) {
+    // The engine's schedule: the clock moves between cycles, both sides run at once.
+    std::barrier sync(2, [&]() noexcept { ++clock.cycle; });
+    std::thread t([&] {
+      for (uint64_t now = 0; now < cycles; ++now) {
+        consumer(now);
+        sync.arrive_and_wait();
+      }
+    });
+    for (uint64_t now = 0; now < cycles; ++now) {
+      producer(now);
+      sync.arrive_and_wait();
+    }
+    t.join();
+    return seen;
+  }
+  for (uint64_t now = 0; now < cycles; ++now, ++clock.cycle) {
+    if (order == Order::kProducerFirst) {
+      producer(now);
+      consumer(now);
+    } else {
+      consumer(now);
+      producer(now);
+    }
+  }
+  return seen;
+}
+
+TEST(LatchedQueue, EitherOrderAndTwoThreadsSeeTheSame) {
+  const Observed producer_first = run_pair(Order::kProducerFirst, 2000);
+  EXPECT_GT(producer_first.received.size(), 500u);
+  EXPECT_EQ(run_pair(Order::kConsumerFirst, 2000), producer_first);
+  EXPECT_EQ(run_pair(Order::kTwoThreads, 2000), producer_first);
 }
 
 }  // namespace
