@@ -36,10 +36,10 @@ void Sm::attach_memory(const L1dSpec& l1d, LatchedQueue<MemPacket>* to_memory, L
   coalesced_.reserve(128);
 }
 
-bool Sm::can_accept(const KernelLaunch& l) const {
-  if (resident_blocks_ >= l.occupancy.blocks_per_sm) return false;
-  if (resident_blocks_ > 0 && current_kernel_ != l.kernel_index) return false;  // one kernel per SM at a time
-  return resident_warps_ + l.warps_per_block <= spec_.max_warps;
+bool Sm::can_accept(const Residency& r, const KernelLaunch& l, const SmSpec& spec) {
+  if (r.blocks >= l.occupancy.blocks_per_sm) return false;
+  if (r.blocks > 0 && r.kernel != l.kernel_index) return false;  // one kernel per SM at a time
+  return r.warps + l.warps_per_block <= spec.max_warps;
 }
 
 void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64_t now) {

@@ -54,8 +54,18 @@ class Sm {
   // Global, local, texture and atomic accesses go through an L1 data cache and
   // these ports (without this call: perfect memory).
   void attach_memory(const L1dSpec& l1d, LatchedQueue<MemPacket>* to_memory, LatchedQueue<MemPacket>* from_memory);
+  // What the block dispatcher needs to know of an SM.
+  struct Residency {
+    uint32_t blocks = 0;           // resident blocks
+    uint32_t warps = 0;            // resident (unfinished) warps
+    uint32_t kernel = UINT32_MAX;  // current_kernel()
+    bool operator==(const Residency&) const = default;
+  };
+  Residency residency() const { return Residency{resident_blocks_, resident_warps_, current_kernel_}; }
+  // Whether an SM of `spec` in state `r` can take a block of `launch`.
+  static bool can_accept(const Residency& r, const KernelLaunch& launch, const SmSpec& spec);
   // Called between cycles by the dispatcher.
-  bool can_accept(const KernelLaunch& launch) const;
+  bool can_accept(const KernelLaunch& launch) const { return can_accept(residency(), launch, spec_); }
   void accept(const KernelLaunch& launch, std::unique_ptr<BlockTrace> block, uint64_t now);
   // Advances one core cycle. Returns false when the SM holds no block.
   bool tick(uint64_t now);

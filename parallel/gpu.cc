@@ -172,6 +172,11 @@ void Gpu::run_share(uint32_t t, uint64_t now) {
       if (memory_) memory_->reply_port(s).receive();
       if (!unlatched_coupling_ || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1)) sms_[s]->tick(now);
       if (memory_) memory_->reply_port(s).publish_pops();
+      SmView& view = sm_views_[s];
+      const Sm::Residency residency = sms_[s]->residency();
+      if (!(view.residency == residency)) view.residency = residency;
+      const uint32_t retired = sms_[s]->take_retired_blocks();
+      if (view.retired != retired) view.retired = retired;
     }
     if (measure_) item_ns_[c] += elapsed_ns(start);
   }
@@ -323,6 +328,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   measure_ = false;
   fast_forward_ = options.fast_forward;
   quiet_until_.assign(threads, QuietUntil{});
+  sm_views_.assign(sms_.size(), SmView{});
+  for (size_t s = 0; s < sms_.size(); ++s) sm_views_[s].residency = sms_[s]->residency();
   unlatched_coupling_ = options.unlatched_coupling_for_tests;
   uint64_t now = clock_;
   // The team of the threaded schedules, on the chosen semaphore kind.
@@ -387,7 +394,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       const uint32_t s = (dispatch_start + i) % nsms;
       Sm& sm = *sms_[s];
       for (RunningKernel& rk : running) {
-        if (!rk.next || !sm.can_accept(rk.launch)) continue;
+        if (!rk.next || !Sm::can_accept(sm_views_[s].residency, rk.launch, spec_.sm)) continue;
         if (sm.current_kernel() != rk.launch.kernel_index) collect(sm);
         sm.accept(rk.launch, std::move(rk.next), now);
         ++rk.dispatched;
@@ -433,11 +440,10 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     }
     // Phase C (leader): close kernels.
     // Retirements, in SM order, close kernels.
-    for (uint32_t s = 0; s < nsms; ++s) {
-      const uint32_t n = sms_[s]->take_retired_blocks();
-      if (!n) continue;
+    for (const SmView& view : sm_views_) {
+      if (!view.retired) continue;
       for (RunningKernel& rk : running)
-        if (rk.launch.kernel_index == sms_[s]->current_kernel()) rk.retired += n;
+        if (rk.launch.kernel_index == view.residency.kernel) rk.retired += view.retired;
     }
     for (size_t i = 0; i < running.size();) {
       RunningKernel& rk = running[i];
@@ -460,7 +466,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     }
     if (!running.empty()) {
       bool any_busy = false;
-      for (const auto& sm : sms_) any_busy |= sm->busy();
+      for (const SmView& view : sm_views_) any_busy |= view.residency.blocks > 0;
       bool any_waiting = false;
       for (const RunningKernel& rk : running) any_waiting |= bool(rk.next);
       if (!any_busy && any_waiting) {
@@ -513,8 +519,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       if (until > now + 1)
         for (const RunningKernel& rk : running)
           if (rk.next)
-            for (const auto& sm : sms_)
-              if (sm->can_accept(rk.launch)) until = now + 1;
+            for (const SmView& view : sm_views_)
+              if (Sm::can_accept(view.residency, rk.launch, spec_.sm)) until = now + 1;
       if (options.cycle_budget) until = std::min(until, run_start + options.cycle_budget - 1);
       until = std::min(until, next_watchdog - 1);
       if (until > now + 1) {

@@ -166,6 +166,14 @@ class Gpu {
     uint64_t cycle = 0;
   };
   std::vector<QuietUntil> quiet_until_;
+  // Per SM, refreshed by the thread that ticked it at the end of its share
+  // (each field written only when it changes): what the leader's phases C
+  // and A need of the SM, so the leader never reads the SMs' own cache lines.
+  struct SmView {
+    Sm::Residency residency;
+    uint32_t retired = 0;  // blocks retired in the cycle just run
+  };
+  std::vector<SmView> sm_views_;
   bool fast_forward_ = false;
   // Time per cluster, then per memory-side unit, while measuring (balanced, profile).
   std::vector<uint64_t> item_ns_;
