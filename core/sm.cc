@@ -13,6 +13,7 @@ namespace lockstep {
 Sm::Sm(uint32_t id, const SmSpec& spec) : id_(id), spec_(spec) {
   warps_.resize(spec.max_warps);
   blocks_.resize(spec.max_blocks);
+  spent_blocks_.reserve(spec.max_blocks);
   size_t pipes = 0;
   for (const UnitSpec& u : spec.units) {
     unit_first_pipe_.push_back(uint32_t(pipes));
@@ -107,7 +108,7 @@ void Sm::release_barriers() {
 void Sm::retire_block(uint32_t slot) {
   Block& b = blocks_[slot];
   b.active = false;
-  b.trace.reset();
+  spent_blocks_.push_back(std::move(b.trace));  // its storage goes back to the trace reader (take_spent_blocks)
   --resident_blocks_;
   ++retired_blocks_;
 }

@@ -79,6 +79,12 @@ class Sm {
   void skip_quiet_cycles(uint64_t cycles);
   // The kernel whose blocks the SM holds or held last (UINT32_MAX before any).
   uint32_t current_kernel() const { return current_kernel_; }
+  // Called between cycles by the dispatcher: moves the traces of retired
+  // blocks to `spares`, to be decoded into again (no allocation per block).
+  void take_spent_blocks(std::vector<std::unique_ptr<BlockTrace>>& spares) {
+    for (auto& b : spent_blocks_) spares.push_back(std::move(b));
+    spent_blocks_.clear();
+  }
   // Blocks retired since the last call (all of current_kernel()).
   uint32_t take_retired_blocks() {
     const uint32_t n = retired_blocks_;
@@ -213,6 +219,7 @@ class Sm {
   std::vector<StallReason> last_stall_;  // per sub-core, this cycle's stall reason
   uint64_t fetch_attempts_ = 0;
   std::vector<uint32_t> barrier_releases_;  // blocks whose barrier opens at the next issue
+  std::vector<std::unique_ptr<BlockTrace>> spent_blocks_;  // traces of retired blocks (take_spent_blocks)
   uint64_t next_timed_event(uint64_t now) const;
 
   std::priority_queue<Writeback, std::vector<Writeback>, std::greater<Writeback>> pending_;

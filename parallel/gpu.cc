@@ -4,6 +4,7 @@
 #include <chrono>
 #include <numeric>
 
+#include "parallel/longest_first.h"
 #include "parallel/worker_team.h"
 
 namespace lockstep {
@@ -69,18 +70,14 @@ void Gpu::assign_work(uint32_t threads, Schedule schedule, Partition partition, 
     for (uint32_t u = 0; u < units; ++u) shares_[0].units.push_back(u);
     return;
   }
-  // Longest first, each to the least loaded of threads [first, first + n) (ties: lowest index).
+  // Longest first, each to the least loaded of threads [first, first + n).
   std::vector<double> load(threads, 0.0);
-  auto longest_first = [&](std::vector<uint32_t> items, uint32_t first, uint32_t n) {
+  auto longest_first = [&](const std::vector<uint32_t>& items, uint32_t first, uint32_t n) {
     // Items: clusters c < clusters, units as clusters + u.
-    std::stable_sort(items.begin(), items.end(), [&](uint32_t a, uint32_t b) { return (*cost)[a] > (*cost)[b]; });
-    for (uint32_t item : items) {
-      uint32_t best = first;
-      for (uint32_t t = first + 1; t < first + n; ++t)
-        if (load[t] < load[best]) best = t;
-      load[best] += (*cost)[item];
-      if (item < clusters) shares_[best].clusters.push_back(item);
-      else shares_[best].units.push_back(item - clusters);
+    const std::vector<uint32_t> owner = assign_longest_first(*cost, items, load, first, n);
+    for (size_t k = 0; k < items.size(); ++k) {
+      if (items[k] < clusters) shares_[owner[k]].clusters.push_back(items[k]);
+      else shares_[owner[k]].units.push_back(items[k] - clusters);
     }
     for (ThreadShare& share : shares_) {
       std::sort(share.clusters.begin(), share.clusters.end());
@@ -231,7 +228,12 @@ struct RunningKernel {
   uint64_t retired = 0;
   uint8_t stat_slot = 0;
 
-  void pull() {
+  // Reads the next block into `next`, into storage from `spares` when there is some.
+  void pull(std::vector<std::unique_ptr<BlockTrace>>& spares) {
+    if (!next && !spares.empty()) {
+      next = std::move(spares.back());
+      spares.pop_back();
+    }
     if (!next) next = std::make_unique<BlockTrace>();
     if (!cursor->next(*next)) {
       next.reset();
@@ -248,6 +250,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   const TraceManifest& m = trace.manifest();
   std::vector<KernelResult> results;
   std::vector<RunningKernel> running;  // in launch order
+  std::vector<std::unique_ptr<BlockTrace>> spare_blocks;  // storage of retired blocks' traces, to decode into
   std::vector<size_t> result_of_job(jobs.size(), SIZE_MAX);
   if (jobs.empty()) return results;
   size_t next_job = 0;
@@ -280,7 +283,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     }
     rk.cursor = trace.open_blocks(job.kernel_index);
     rk.table = &trace.static_table(job.kernel_index);
-    rk.pull();
+    rk.pull(spare_blocks);
     KernelResult r;
     r.kernel_index = job.kernel_index;
     r.start_cycle = now;
@@ -396,9 +399,10 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       for (RunningKernel& rk : running) {
         if (!rk.next || !Sm::can_accept(sm_views_[s].residency, rk.launch, spec_.sm)) continue;
         if (sm.current_kernel() != rk.launch.kernel_index) collect(sm);
+        sm.take_spent_blocks(spare_blocks);
         sm.accept(rk.launch, std::move(rk.next), now);
         ++rk.dispatched;
-        rk.pull();
+        rk.pull(spare_blocks);
         last_dispatch = s;
         break;
       }

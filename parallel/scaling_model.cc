@@ -2,18 +2,20 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
+#include <numeric>
 
+#include "parallel/longest_first.h"
 #include "parallel/semaphore.h"
 #include "parallel/worker_team.h"
 
 namespace lockstep {
 
 double longest_first_makespan(const std::vector<double>& unit_ns, uint32_t threads) {
-  std::vector<double> units = unit_ns;
-  std::sort(units.begin(), units.end(), std::greater<>());
-  std::vector<double> load(std::max(threads, 1u), 0.0);
-  for (double u : units) *std::min_element(load.begin(), load.end()) += u;
+  threads = std::max(threads, 1u);
+  std::vector<uint32_t> items(unit_ns.size());
+  std::iota(items.begin(), items.end(), 0u);
+  std::vector<double> load(threads, 0.0);
+  assign_longest_first(unit_ns, items, load, 0, threads);
   return *std::max_element(load.begin(), load.end());
 }
 
