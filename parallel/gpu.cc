@@ -148,53 +148,64 @@ void Gpu::assign_work(uint32_t threads, Schedule schedule, Partition partition, 
 }
 
 void Gpu::run_share(uint32_t t, uint64_t now) {
+  // Thread t's own pieces first; then it helps the other threads with the
+  // pieces they have not started. A piece is claimed by one atomic step on
+  // its owner's cursor, so each runs exactly once, on whichever thread
+  // claims it; pieces meet only at latched ports, so that changes nothing.
+  uint64_t until = fast_forward_ ? UINT64_MAX : 0;
+  const uint32_t threads = uint32_t(shares_.size());
+  for (uint32_t k = 0; k < threads; ++k) {
+    const uint32_t owner = (t + k) % threads;
+    const ThreadShare& share = shares_[owner];
+    const size_t units = share.units.size(), pieces = units + share.clusters.size();
+    for (size_t i; (i = share_cursors_[owner].next.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
+      if (i < units) run_unit(share.units[i]);
+      else run_cluster(share.clusters[i - units], now, until);
+      if (k && team_running_) ++tallies_[t].helped;
+    }
+  }
+  if (fast_forward_) tallies_[t].quiet_until = until;
+}
+
+void Gpu::run_unit(uint32_t u) {
   using Clock = std::chrono::steady_clock;
-  auto elapsed_ns = [](Clock::time_point since) {
-    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
-  };
-  const ThreadShare& share = shares_[t];
-  const uint32_t clusters = spec_.clusters();
-  for (uint32_t u : share.units) {
-    const auto start = measure_ ? Clock::now() : Clock::time_point();
-    memory_->run_unit(u, edges_.data(), edges_.size());
-    if (measure_) item_ns_[clusters + u] += elapsed_ns(start);
+  const auto start = measure_ ? Clock::now() : Clock::time_point();
+  memory_->run_unit(u, edges_.data(), edges_.size());
+  if (measure_)
+    item_ns_[spec_.clusters() + u] +=
+        uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+}
+
+void Gpu::run_cluster(uint32_t c, uint64_t now, uint64_t& quiet_until) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = measure_ ? Clock::now() : Clock::time_point();
+  const uint32_t nsms = uint32_t(sms_.size()), first = c * spec_.sms_per_cluster;
+  const uint32_t last = std::min(first + spec_.sms_per_cluster, nsms);
+  for (uint32_t s = first; s < last; ++s) {
+    // The SM consumes its reply port: it takes in last cycle's replies
+    // first and publishes its pops last, every cycle.
+    if (memory_) memory_->reply_port(s).receive();
+    if (!unlatched_coupling_ || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1)) sms_[s]->tick(now);
+    if (memory_) memory_->reply_port(s).publish_pops();
+    SmView& view = sm_views_[s];
+    const Sm::Residency residency = sms_[s]->residency();
+    if (!(view.residency == residency)) view.residency = residency;
+    const uint32_t retired = sms_[s]->take_retired_blocks();
+    if (view.retired != retired) view.retired = retired;
   }
-  const uint32_t per_cluster = spec_.sms_per_cluster, nsms = uint32_t(sms_.size());
-  for (uint32_t c : share.clusters) {
-    const auto start = measure_ ? Clock::now() : Clock::time_point();
-    const uint32_t first = c * per_cluster;
-    for (uint32_t s = first; s < std::min(first + per_cluster, nsms); ++s) {
-      // The SM consumes its reply port: it takes in last cycle's replies
-      // first and publishes its pops last, every cycle.
-      if (memory_) memory_->reply_port(s).receive();
-      if (!unlatched_coupling_ || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1)) sms_[s]->tick(now);
-      if (memory_) memory_->reply_port(s).publish_pops();
-      SmView& view = sm_views_[s];
-      const Sm::Residency residency = sms_[s]->residency();
-      if (!(view.residency == residency)) view.residency = residency;
-      const uint32_t retired = sms_[s]->take_retired_blocks();
-      if (view.retired != retired) view.retired = retired;
-    }
-    if (measure_) item_ns_[c] += elapsed_ns(start);
-  }
-  if (fast_forward_) {
-    // On this thread, where the SMs' state is in cache: the earliest cycle
-    // one of them may do more than repeat this one.
-    uint64_t until = UINT64_MAX;
-    for (uint32_t c : share.clusters) {
-      const uint32_t first = c * per_cluster;
-      for (uint32_t s = first; s < std::min(first + per_cluster, nsms) && until > now + 1; ++s)
-        until = std::min(until, sms_[s]->quiet_until(now));
-    }
-    quiet_until_[t].cycle = until;
-  }
+  // Fast-forward, while the SMs' state is in this thread's cache: the
+  // earliest cycle one of them may do more than repeat this one.
+  for (uint32_t s = first; s < last && quiet_until > now + 1; ++s)
+    quiet_until = std::min(quiet_until, sms_[s]->quiet_until(now));
+  if (measure_)
+    item_ns_[c] += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
 }
 
 uint64_t Gpu::next_change(uint64_t now) const {
   // The SMs' part was computed by each thread at the end of its share; a
   // reply committed since makes the memory side non-idle below.
   uint64_t next = UINT64_MAX;
-  for (const QuietUntil& q : quiet_until_) next = std::min(next, q.cycle);
+  for (const ThreadTally& tally : tallies_) next = std::min(next, tally.quiet_until);
   if (next <= now + 1) return now + 1;
   if (memory_) {
     const uint64_t dram_edges = clocks_.cycles(ClockDomain::kDram);
@@ -330,7 +341,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   item_ns_.assign(clusters + units, 0);
   measure_ = false;
   fast_forward_ = options.fast_forward;
-  quiet_until_.assign(threads, QuietUntil{});
+  tallies_.assign(threads, ThreadTally{});
+  share_cursors_ = std::make_unique<ShareCursor[]>(threads);
   sm_views_.assign(sms_.size(), SmView{});
   for (size_t s = 0; s < sms_.size(); ++s) sm_views_[s].residency = sms_[s]->residency();
   unlatched_coupling_ = options.unlatched_coupling_for_tests;
@@ -417,6 +429,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     if (options.shuffle_seed)
       for (ThreadShare& share : shares_) std::shuffle(share.clusters.begin(), share.clusters.end(), rng);
     measure_ = options.profile || (balanced && simulated % period >= period - measured_cycles);
+    for (uint32_t t = 0; t < threads; ++t) share_cursors_[t].next.store(0, std::memory_order_relaxed);
     // Phase B: the memory-side units and the clusters, on the schedule's threads.
     // Adaptive: a cycle whose work is too small to pay for the handshake
     // runs on the leader alone (every share in turn: the same result), until
@@ -424,8 +437,10 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     const auto phase_b = options.profile ? Clock::now() : Clock::time_point();
     if (team && !serial_stretch) {
       const auto t0 = Clock::now();
+      team_running_ = true;
       if (spin_team) spin_team->run_cycle();
       else std_team->run_cycle();
+      team_running_ = false;
       ++engine_.parallel_cycles;
       serial_stretch = Clock::now() - t0 < kSerialBelow;
     } else {
@@ -540,6 +555,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   }
   measure_ = false;
   engine_.wall_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - wall_start).count());
+  for (const ThreadTally& tally : tallies_) engine_.helped_pieces += tally.helped;
   if (spin_team) engine_.handshake_wait_ns = spin_team->leader_wait_ns();
   if (std_team) engine_.handshake_wait_ns = std_team->leader_wait_ns();
   spin_team.reset();

@@ -26,6 +26,7 @@
 // `concurrent_kernels`, once the previous kernel finished; with it, once every
 // running kernel has handed out all its blocks and none of them is on its
 // CUDA stream. An SM holds blocks of one kernel at a time.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -77,6 +78,7 @@ struct EngineReport {
   uint64_t skipped_cycles = 0;   // core cycles jumped over (fast-forward)
   uint64_t handshake_wait_ns = 0;  // the leader's time waiting at the per-cycle join
   uint64_t rebalances = 0;         // partition changes (balanced)
+  uint64_t helped_pieces = 0;      // pieces run by a thread other than their owner (a thread done early helps)
   // With GpuRunOptions::profile: time per piece of work, summed over the
   // simulated cycles: each cluster, then each memory-side unit; and the
   // leader's serial phases A and C.
@@ -143,8 +145,12 @@ class Gpu {
     std::vector<uint32_t> clusters;  // in tick order
     std::vector<uint32_t> units;     // memory-side units
   };
-  // Thread `t`'s share of core cycle `now` (phase B of the cycle).
+  // Thread `t`'s share of core cycle `now` (phase B of the cycle): its own
+  // pieces, then any another thread has not started.
   void run_share(uint32_t t, uint64_t now);
+  void run_unit(uint32_t unit);
+  // Ticks cluster c's SMs; lowers `quiet_until` to the earliest Sm::quiet_until of its SMs.
+  void run_cluster(uint32_t c, uint64_t now, uint64_t& quiet_until);
   // Assigns clusters and memory-side units to the threads; with measured
   // costs (clusters, then units), longest first to the least loaded thread.
   void assign_work(uint32_t threads, Schedule schedule, Partition partition, const std::vector<double>* cost);
@@ -160,12 +166,20 @@ class Gpu {
   ClockDomains clocks_;
   std::vector<MemoryEdge> edges_;          // this core cycle's memory-side edges (phase A)
   std::vector<ThreadShare> shares_;        // per thread
-  // Per thread, computed at the end of its share when fast-forwarding: the
-  // earliest Sm::quiet_until of its SMs (read by the leader in phase C).
-  struct alignas(64) QuietUntil {
-    uint64_t cycle = 0;
+  // Per thread: the next of its pieces (units, then clusters) not yet
+  // claimed in this cycle; reset by the leader before each phase B.
+  struct alignas(64) ShareCursor {
+    std::atomic<size_t> next{0};
   };
-  std::vector<QuietUntil> quiet_until_;
+  std::unique_ptr<ShareCursor[]> share_cursors_;
+  // Per thread, written during its share: with fast-forward, the earliest
+  // Sm::quiet_until of the SMs it ticked (read by the leader in phase C);
+  // and how many pieces of other threads it ran (EngineReport).
+  struct alignas(64) ThreadTally {
+    uint64_t quiet_until = 0;
+    uint64_t helped = 0;
+  };
+  std::vector<ThreadTally> tallies_;
   // Per SM, refreshed by the thread that ticked it at the end of its share
   // (each field written only when it changes): what the leader's phases C
   // and A need of the SM, so the leader never reads the SMs' own cache lines.
@@ -179,6 +193,7 @@ class Gpu {
   std::vector<uint64_t> item_ns_;
   bool measure_ = false;
   bool unlatched_coupling_ = false;
+  bool team_running_ = false;  // phase B runs on the team (set by the leader around the fork-join)
   EngineReport engine_;
   uint64_t clock_ = 0;
 };

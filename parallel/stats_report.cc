@@ -122,12 +122,13 @@ std::string stats_json(const SimulationReport& r) {
                 ",\n \"run\": {\"wall_seconds\": %.6f, \"warp_insts_per_second\": %.1f, \"cycles_per_second\": %.1f, "
                 "\"threads\": %u, \"schedule\": \"%s\", \"partition\": \"%s\", \"parallel_cycles\": %llu, "
                 "\"serial_cycles\": %llu, \"skipped_cycles\": %llu, \"memory_threads\": %u, \"rebalances\": %llu, "
-                "\"handshake_wait_share\": %.4f, \"truncated\": %s}}\n",
+                "\"helped_pieces\": %llu, \"handshake_wait_share\": %.4f, \"truncated\": %s}}\n",
                 r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0,
                 r.wall_seconds > 0 ? double(cycles) / r.wall_seconds : 0.0, r.threads, r.schedule.c_str(),
                 r.partition.c_str(), (unsigned long long)r.engine.parallel_cycles,
                 (unsigned long long)r.engine.serial_cycles, (unsigned long long)r.engine.skipped_cycles,
-                r.engine.memory_threads, (unsigned long long)r.engine.rebalances, handshake_wait_share(r),
+                r.engine.memory_threads, (unsigned long long)r.engine.rebalances,
+                (unsigned long long)r.engine.helped_pieces, handshake_wait_share(r),
                 r.truncated ? "true" : "false");
   out += run;
   return out;
