@@ -35,6 +35,15 @@ struct RunSetup {
 // that the small traces here reassign it many times).
 constexpr uint32_t kRebalancePeriod = 64;
 
+// Generates `workload` of `size` warp instructions for `sms` SMs at `path`.
+void generate(const std::filesystem::path& path, const std::string& workload, uint64_t size, uint32_t sms) {
+  GenOptions g;
+  g.workload = workload;
+  g.size = size;
+  g.sms = sms;
+  generate_trace(g, path);
+}
+
 SimulationReport run(const std::filesystem::path& trace, const GpuSpec& spec, const RunSetup& s) {
   auto src = open_trace(trace, nullptr);
   SimulationOptions o;
@@ -106,11 +115,7 @@ TEST(Engine, FastForwardChangesNoCounter) {
 // gives the memory side threads / 4 threads of its own.
 TEST(Engine, BalancedReassignsAndPara2SplitsTheMemorySide) {
   test::ScratchDir dir("engine-balanced");
-  GenOptions g;
-  g.workload = "stencil2d";
-  g.size = 30'000;
-  g.sms = 80;
-  generate_trace(g, dir / "t");
+  generate(dir / "t", "stencil2d", 30'000, 80);
   const GpuSpec spec = load_gpu_spec("QV100", {});
   const std::string seq = stats_of(dir / "t", spec, {});
   const SimulationReport balanced = run(dir / "t", spec, {"para1", 4, "balanced", std::nullopt, false});
@@ -130,11 +135,7 @@ TEST(Engine, EverySchedulePartitionAndThreadCountMatchesSeqOnGeneratedWorkloads)
   const GpuSpec spec = load_gpu_spec("QV100", {});
   for (const std::string& w : workload_names()) {
     SCOPED_TRACE(w);
-    GenOptions g;
-    g.workload = w;
-    g.size = 30'000;
-    g.sms = 80;
-    generate_trace(g, dir / w);
+    generate(dir / w, w, 30'000, 80);
     expect_identical_everywhere(dir / w, spec, {1, 2, 3, 4, 8});
   }
 }
@@ -176,11 +177,7 @@ TEST(Engine, RandomConfigsAndSeedsMatchSeq) {
 // order in which SMs tick, and the same comparison catches it.
 TEST(Engine, AnUnlatchedComponentBreaksTheIdentity) {
   test::ScratchDir dir("engine-unlatched");
-  GenOptions g;
-  g.workload = "stencil2d";
-  g.size = 20'000;
-  g.sms = 16;
-  generate_trace(g, dir / "t");
+  generate(dir / "t", "stencil2d", 20'000, 16);
   const GpuSpec spec = load_gpu_spec("QV100", {"gpu.sms=16"});
   RunSetup natural, shuffled;
   natural.coupling = shuffled.coupling = true;
@@ -193,11 +190,7 @@ TEST(Engine, AnUnlatchedComponentBreaksTheIdentity) {
 // Small enough for ThreadSanitizer: both threaded schedules, more threads than cores.
 TEST(EngineThreads, ThreadedSchedulesMatchSeqOnASmallTrace) {
   test::ScratchDir dir("engine-tsan");
-  GenOptions g;
-  g.workload = "reduce";
-  g.size = 6'000;
-  g.sms = 8;
-  generate_trace(g, dir / "t");
+  generate(dir / "t", "reduce", 6'000, 8);
   const GpuSpec spec = load_gpu_spec("QV100", {"gpu.sms=8"});
   const std::string seq = stats_of(dir / "t", spec, {});
   for (const char* schedule : {"para1", "para2"})
