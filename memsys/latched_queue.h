@@ -45,8 +45,8 @@ class LatchedQueue {
   // Producer side. Room counts what was visible at the end of the previous
   // cycle plus what has been staged since; pops in the current cycle free
   // room only from the next one on.
-  bool can_stage() const { return staged_total_ - published_pops(parity() ^ 1) < capacity_; }
   size_t free_slots() const { return capacity_ - size_t(staged_total_ - published_pops(parity() ^ 1)); }
+  bool can_stage() const { return free_slots() > 0; }
   void stage(const T& item) {
     if (!can_stage()) throw std::logic_error("LatchedQueue: staged past its capacity (a producer skipped can_stage)");
     Staging& s = staging_[parity()];

@@ -167,18 +167,23 @@ void Gpu::run_share(uint32_t t, uint64_t now) {
   if (fast_forward_) tallies_[t].quiet_until = until;
 }
 
-void Gpu::run_unit(uint32_t u) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = measure_ ? Clock::now() : Clock::time_point();
-  memory_->run_unit(u, edges_.data(), edges_.size());
+Gpu::PieceClock::time_point Gpu::piece_start() const {
+  return measure_ ? PieceClock::now() : PieceClock::time_point();
+}
+
+void Gpu::piece_end(size_t item, PieceClock::time_point start) {
   if (measure_)
-    item_ns_[spec_.clusters() + u] +=
-        uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+    item_ns_[item] += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(PieceClock::now() - start).count());
+}
+
+void Gpu::run_unit(uint32_t u) {
+  const auto start = piece_start();
+  memory_->run_unit(u, edges_.data(), edges_.size());
+  piece_end(spec_.clusters() + u, start);
 }
 
 void Gpu::run_cluster(uint32_t c, uint64_t now, uint64_t& quiet_until) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = measure_ ? Clock::now() : Clock::time_point();
+  const auto start = piece_start();
   const uint32_t nsms = uint32_t(sms_.size()), first = c * spec_.sms_per_cluster;
   const uint32_t last = std::min(first + spec_.sms_per_cluster, nsms);
   for (uint32_t s = first; s < last; ++s) {
@@ -197,13 +202,12 @@ void Gpu::run_cluster(uint32_t c, uint64_t now, uint64_t& quiet_until) {
   // earliest cycle one of them may do more than repeat this one.
   for (uint32_t s = first; s < last && quiet_until > now + 1; ++s)
     quiet_until = std::min(quiet_until, sms_[s]->quiet_until(now));
-  if (measure_)
-    item_ns_[c] += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+  piece_end(c, start);
 }
 
 uint64_t Gpu::next_change(uint64_t now) const {
-  // The SMs' part was computed by each thread at the end of its share; a
-  // reply committed since makes the memory side non-idle below.
+  // The SMs' part was computed by the threads during their shares; a reply
+  // staged since makes the memory side non-idle below.
   uint64_t next = UINT64_MAX;
   for (const ThreadTally& tally : tallies_) next = std::min(next, tally.quiet_until);
   if (next <= now + 1) return now + 1;

@@ -27,6 +27,7 @@
 // running kernel has handed out all its blocks and none of them is on its
 // CUDA stream. An SM holds blocks of one kernel at a time.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -149,6 +150,10 @@ class Gpu {
   // pieces, then any another thread has not started.
   void run_share(uint32_t t, uint64_t now);
   void run_unit(uint32_t unit);
+  // Timing of one piece (clusters, then units) while measuring: start, then add to item_ns_[item].
+  using PieceClock = std::chrono::steady_clock;
+  PieceClock::time_point piece_start() const;
+  void piece_end(size_t item, PieceClock::time_point start);
   // Ticks cluster c's SMs; lowers `quiet_until` to the earliest Sm::quiet_until of its SMs.
   void run_cluster(uint32_t c, uint64_t now, uint64_t& quiet_until);
   // Assigns clusters and memory-side units to the threads; with measured
