@@ -10,234 +10,295 @@ namespace lockstep {
 namespace {
 // The largest packet on the wire: a header plus one sector (writes, data replies).
 constexpr uint32_t kLargestPacketBytes = kPacketHeaderBytes + kPacketSectorBytes;
+constexpr uint32_t kNoBit = ~0u;
 
-// Visits the set bits of a bit set of n bits starting at `from` and wrapping
-// around, in that circular order, until visit(i) returns true.
-template <typename Visit>
-void visit_from(const std::vector<uint64_t>& bits, size_t base, uint32_t words, uint32_t n, uint32_t from,
-                Visit&& visit) {
-  const auto scan = [&](uint32_t lo, uint32_t hi) {  // [lo, hi)
-    for (uint32_t w = lo / 64; w < words && w * 64 < hi; ++w) {
-      uint64_t word = bits[base + w];
-      if (w == lo / 64) word &= ~uint64_t(0) << (lo % 64);
-      while (word) {
-        const uint32_t i = w * 64 + uint32_t(std::countr_zero(word));
-        if (i >= hi) return false;
-        if (visit(i)) return true;
-        word &= word - 1;
-      }
-    }
-    return false;
-  };
-  if (!scan(from, n)) scan(0, from);
+// The first set bit at or after bit `from` of a bit set given as word(w) for
+// w < words, wrapping around; kNoBit when none is set.
+template <typename Word>
+uint32_t first_from(Word&& word, uint32_t words, uint32_t from) {
+  const uint32_t start = from / 64;
+  if (const uint64_t bits = word(start) & (~uint64_t(0) << (from % 64)))
+    return start * 64 + uint32_t(std::countr_zero(bits));
+  for (uint32_t k = 1; k <= words; ++k) {  // the following words, back to `start` (its bits below `from`)
+    const uint32_t w = start + k < words ? start + k : start + k - words;
+    if (const uint64_t bits = word(w)) return w * 64 + uint32_t(std::countr_zero(bits));
+  }
+  return kNoBit;
+}
+
+[[noreturn, gnu::noinline]] void throw_bad_port(uint32_t input, uint32_t output, uint32_t inputs, uint32_t outputs) {
+  throw std::out_of_range("crossbar: port " + std::to_string(input) + " -> " + std::to_string(output) + " outside " +
+                          std::to_string(inputs) + " x " + std::to_string(outputs));
 }
 }  // namespace
 
 Crossbar::Crossbar(uint32_t inputs, uint32_t outputs, const IcntSpec& spec, bool replies)
     : inputs_(inputs),
       outputs_(outputs),
-      flit_bytes_(spec.flit_bytes),
       latency_(spec.latency),
       in_buffer_(spec.in_buffer),
       out_buffer_(spec.out_buffer),
       replies_(replies) {
   if (inputs == 0 || outputs == 0) throw std::invalid_argument("crossbar: needs at least one input and one output");
-  if (flit_bytes_ == 0) throw std::invalid_argument("icnt.flit_bytes = 0: must be >= 1");
-  const uint32_t largest = (kLargestPacketBytes + flit_bytes_ - 1) / flit_bytes_;
-  if (in_buffer_ < largest || out_buffer_ < largest)
+  if (spec.flit_bytes == 0) throw std::invalid_argument("icnt.flit_bytes = 0: must be >= 1");
+  const auto flits_of = [&](uint32_t bytes) { return (bytes + spec.flit_bytes - 1) / spec.flit_bytes; };
+  for (size_t t = 0; t < kPacketTypes; ++t) {
+    MemPacket p;
+    p.type = MemPacketType(t);
+    type_flits_[t] = uint8_t(flits_of(p.bytes()));
+  }
+  largest_flits_ = flits_of(kLargestPacketBytes);
+  if (in_buffer_ < largest_flits_ || out_buffer_ < largest_flits_)
     throw std::invalid_argument("crossbar: icnt.in_buffer and icnt.out_buffer must hold a whole " +
-                                std::to_string(largest) + "-flit packet");
+                                std::to_string(largest_flits_) + "-flit packet");
   in_words_ = (inputs_ + 63) / 64;
   out_words_ = (outputs_ + 63) / 64;
-  in_slots_ = in_buffer_;
 
-  slots_.resize(size_t(inputs_) * in_slots_);
-  free_slots_.resize(size_t(inputs_) * in_slots_);
-  free_top_.assign(inputs_, in_slots_);
-  for (uint32_t i = 0; i < inputs_; ++i)
-    for (uint32_t k = 0; k < in_slots_; ++k)  // popped from the back: lowest slot first
-      free_slots_[size_t(i) * in_slots_ + k] = i * in_slots_ + (in_slots_ - 1 - k);
+  slots_.resize(size_t(inputs_) * in_buffer_ + size_t(outputs_) * out_buffer_);
+  free_slots_.resize(slots_.size());
+  for (size_t k = 0; k < slots_.size(); ++k) free_slots_[k] = uint32_t(slots_.size() - 1 - k);  // slot 0 on top
+  free_top_ = slots_.size();
   voq_.resize(size_t(inputs_) * outputs_);
   in_flits_.assign(inputs_, 0);
-  in_packets_.assign(inputs_, 0);
   pending_.assign(size_t(inputs_) * out_words_, 0);
   requests_.assign(size_t(outputs_) * in_words_, 0);
   requested_outputs_.assign(out_words_, 0);
+  holding_inputs_.assign(in_words_, 0);
+  connected_inputs_.assign(in_words_, 0);
   accept_ptr_.assign(inputs_, 0);
   in_conn_.assign(inputs_, kNone);
   in_left_.assign(inputs_, 0);
-  active_.reserve(inputs_);
+  stall_slot_.assign(inputs_, kUnknownSlot);
 
   grant_ptr_.assign(outputs_, 0);
-  out_conn_.assign(outputs_, kNone);
+  connected_outputs_.assign(out_words_, 0);
   out_flits_.assign(outputs_, 0);
-  out_ring_.resize(size_t(outputs_) * out_buffer_);
-  out_head_.assign(outputs_, 0);
-  out_count_.assign(outputs_, 0);
+  out_fifo_.resize(outputs_);
+  front_ready_.assign(outputs_, UINT64_MAX);
   occupied_outputs_.assign(out_words_, 0);
 
-  grants_.assign(size_t(inputs_) * out_words_, 0);
-  granted_inputs_.reserve(inputs_);
+  granted_inputs_.assign(in_words_, 0);
+  accepted_output_.assign(inputs_, 0);
 }
-
-uint32_t Crossbar::next_set(const std::vector<uint64_t>& bits, size_t base, uint32_t words, uint32_t n,
-                            uint32_t from) {
-  uint32_t found = kNone;
-  visit_from(bits, base, words, n, from, [&](uint32_t i) {
-    found = i;
-    return true;
-  });
-  return found;
-}
-
-bool Crossbar::can_inject(uint32_t input, const MemPacket& p) const {
-  return in_flits_[input] + flits(p) <= in_buffer_;
-}
-
-uint32_t Crossbar::alloc_slot(uint32_t input) { return free_slots_[size_t(input) * in_slots_ + --free_top_[input]]; }
 
 void Crossbar::inject(uint32_t input, uint32_t output, const MemPacket& p, uint64_t now) {
-  if (input >= inputs_ || output >= outputs_)
-    throw std::out_of_range("crossbar: port " + std::to_string(input) + " -> " + std::to_string(output) +
-                            " outside " + std::to_string(inputs_) + " x " + std::to_string(outputs_));
-  if (!can_inject(input, p)) throw std::logic_error("crossbar: inject into a full input buffer");
-  const uint32_t s = alloc_slot(input);
-  Waiting& w = slots_[s];
-  w.packet = p;
-  w.injected = now;
-  w.next = kNone;
-  w.flits = flits(p);
-  Fifo& f = fifo(input, output);
-  if (f.tail == kNone) {
-    f.head = s;
-    set(pending_, size_t(input) * out_words_, output);
-    set(requests_, size_t(output) * in_words_, input);
-    set(requested_outputs_, 0, output);
-  } else {
-    slots_[f.tail].next = s;
-  }
-  f.tail = s;
-  in_flits_[input] += w.flits;
-  if (in_packets_[input]++ == 0) active_.push_back(input);
+  if (input >= inputs_ || output >= outputs_) [[unlikely]]
+    throw_bad_port(input, output, inputs_, outputs_);
+  if (!can_inject(input, p)) [[unlikely]]
+    throw std::logic_error("crossbar: inject into a full input buffer");
+  set(holding_inputs_, 0, input);
+  in_flits_[input] += flits(p);
+  latest_injection_ = std::max(latest_injection_, now);
   ++buffered_packets_;
+  if (buffered_per_slot_[stat_index(p)]++ == 0) ++buffered_slots_;
+  file(input, output, p, now);
 }
 
 void Crossbar::cycle(uint64_t now) {
-  if (active_.empty()) return;
+  if (buffered_packets_ == 0) return;
   arbitrate(now);
   count_stalls();
   transfer(now);
+  for (uint64_t& word : granted_inputs_) word = 0;
+}
+
+// Appends packet p, injected at `now`, to FIFO (input, output).
+void Crossbar::file(uint32_t input, uint32_t output, const MemPacket& p, uint64_t now) {
+  const uint32_t s = free_slots_[--free_top_];
+  slots_[s] = Buffered{p, now, kNone};
+  Fifo& f = fifo(input, output);
+  const size_t pending = size_t(input) * out_words_;
+  if (pending_[pending + output / 64] >> (output % 64) & 1) {
+    slots_[f.tail].next = s;
+  } else {  // an empty FIFO (told by pending_, so the FIFO is written, not read)
+    f.head = s;
+    set(pending_, pending, output);
+    set(requests_, size_t(output) * in_words_, input);
+    set(requested_outputs_, 0, output);
+    stall_slot_[input] = kUnknownSlot;  // the new output may be the favoured one
+  }
+  f.tail = s;
 }
 
 // One iSLIP iteration over the free outputs and the unconnected inputs.
 void Crossbar::arbitrate(uint64_t now) {
-  granted_inputs_.clear();
   // Grant: every free output picks the first eligible requester from its pointer
-  // on (outputs nobody requests have nothing to grant).
+  // on (outputs nobody requests have nothing to grant); a full output grants nothing.
   for (uint32_t ow = 0; ow < out_words_; ++ow)
-    for (uint64_t word = requested_outputs_[ow]; word; word &= word - 1) {
-    const uint32_t o = ow * 64 + uint32_t(std::countr_zero(word));
-    if (out_conn_[o] != kNone) continue;
-    visit_from(requests_, size_t(o) * in_words_, in_words_, inputs_, grant_ptr_[o], [&](uint32_t i) {
-      if (in_conn_[i] != kNone) return false;  // busy with another packet: not requesting
-      const Waiting& head = slots_[fifo(i, o).head];
-      if (head.injected > now) return false;
-      // The output grants only a packet it can buffer whole; a full output grants nothing.
-      if (out_flits_[o] + head.flits <= out_buffer_) {
-        const size_t base = size_t(i) * out_words_;
-        bool first = true;
-        for (uint32_t w = 0; w < out_words_; ++w) first = first && grants_[base + w] == 0;
-        if (first) granted_inputs_.push_back(i);
-        set(grants_, base, o);
-      }
-      return true;
-    });
+    for (uint64_t word = requested_outputs_[ow] & ~connected_outputs_[ow]; word; word &= word - 1) {
+      const uint32_t o = ow * 64 + uint32_t(std::countr_zero(word));
+      const uint32_t i = first_requester(o, now);
+      if (i != kNoBit && head_fits(o, i)) grant(o, i);
     }
   // Accept: every granted input takes the first grant from its pointer on; pointers
   // advance only here, so an unaccepted grant leaves its output's pointer in place.
-  for (uint32_t i : granted_inputs_) {
-    const size_t base = size_t(i) * out_words_;
-    const uint32_t o = next_set(grants_, base, out_words_, outputs_, accept_ptr_[i]);
-    std::fill_n(grants_.begin() + std::ptrdiff_t(base), out_words_, 0);
-    const Waiting& head = slots_[fifo(i, o).head];
-    in_conn_[i] = o;
-    out_conn_[o] = i;
-    in_left_[i] = head.flits;
-    out_flits_[o] += head.flits;  // reserved: the packet never stops mid-way
-    grant_ptr_[o] = (i + 1) % inputs_;
-    accept_ptr_[i] = (o + 1) % outputs_;
+  // (granted_inputs_ stays set until the end of the cycle: those inputs send a flit.)
+  for_each_set(granted_inputs_, 0, in_words_, [&](uint32_t i) { accept(i, now); });
+}
+
+// The first input from `output`'s grant pointer on that is not connected and
+// holds a packet for it that may cross at `now`; kNoBit when there is none.
+inline uint32_t Crossbar::first_requester(uint32_t output, uint64_t now) const {
+  const size_t base = size_t(output) * in_words_;
+  const uint32_t first = first_from([&](uint32_t w) { return requests_[base + w] & ~connected_inputs_[w]; },
+                                    in_words_, grant_ptr_[output]);
+  return first == kNoBit || latest_injection_ <= now ? first : first_injected_requester(output, first, now);
+}
+
+// first_requester() while some packet waits for its injection time: from `first`
+// on, skips the requesters whose head packet does.
+uint32_t Crossbar::first_injected_requester(uint32_t output, uint32_t first, uint64_t now) const {
+  const size_t base = size_t(output) * in_words_;
+  for (uint32_t i = first;;) {
+    if (head(i, output).time <= now) return i;
+    i = first_from([&](uint32_t w) { return requests_[base + w] & ~connected_inputs_[w]; }, in_words_, next_input(i));
+    if (i == first) return kNoBit;
   }
 }
 
-// Inputs that hold packets but are not connected send nothing this cycle.
+// `output`'s buffer can take every flit of `input`'s head packet for it.
+inline bool Crossbar::head_fits(uint32_t output, uint32_t input) const {
+  return out_flits_[output] + largest_flits_ <= out_buffer_ ||
+         out_flits_[output] + flits(head(input, output).packet) <= out_buffer_;
+}
+
+// `output` grants `input`. Outputs grant in increasing order, so the grant the
+// input will accept (the first at or after its accept pointer, else its first)
+// is known as they come.
+inline void Crossbar::grant(uint32_t output, uint32_t input) {
+  uint32_t& choice = accepted_output_[input];
+  const uint32_t from = accept_ptr_[input];
+  if (!(granted_inputs_[input / 64] >> (input % 64) & 1)) {
+    set(granted_inputs_, 0, input);
+    choice = output;
+  } else if (choice < from && output >= from) {
+    choice = output;
+  }
+}
+
+// A granted input takes the output it accepts; its other grants are lost. A
+// single-flit packet crosses at once, a longer one connects the pair.
+void Crossbar::accept(uint32_t input, uint64_t now) {
+  const uint32_t o = accepted_output_[input];
+  const uint32_t packet_flits = flits(head(input, o).packet);
+  out_flits_[o] += packet_flits;  // reserved: the packet never stops mid-way
+  grant_ptr_[o] = next_input(input);
+  accept_ptr_[input] = next_output(o);
+  stall_slot_[input] = kUnknownSlot;
+  if (packet_flits == 1) {
+    --in_flits_[input];
+    deliver(input, o, now);
+    return;
+  }
+  in_conn_[input] = o;
+  in_left_[input] = packet_flits;
+  set(connected_inputs_, 0, input);
+  set(connected_outputs_, 0, o);
+}
+
+// Inputs that hold packets but neither are connected nor were granted send nothing this cycle.
 void Crossbar::count_stalls() {
-  for (uint32_t i : active_) {
-    if (in_conn_[i] != kNone) continue;
-    const uint32_t o = next_set(pending_, size_t(i) * out_words_, out_words_, outputs_, accept_ptr_[i]);
-    ++slot_stats(slots_[fifo(i, o).head].packet).icnt_stall_cycles;
+  const auto stalled = [&](uint32_t w) { return holding_inputs_[w] & ~connected_inputs_[w] & ~granted_inputs_[w]; };
+  if (buffered_slots_ == 1) {  // every packet at the inputs counts into one slot (one kernel's): count at once
+    uint64_t inputs = 0;
+    for (uint32_t w = 0; w < in_words_; ++w) inputs += uint64_t(std::popcount(stalled(w)));
+    const auto& per_slot = buffered_per_slot_;
+    const auto slot = std::find_if(per_slot.begin(), per_slot.end(), [](uint64_t n) { return n != 0; });
+    stats_[size_t(slot - per_slot.begin())].icnt_stall_cycles += inputs;
+    return;
   }
+  for (uint32_t w = 0; w < in_words_; ++w)
+    for (uint64_t word = stalled(w); word; word &= word - 1)
+      ++stats_[stall_slot(w * 64 + uint32_t(std::countr_zero(word)))].icnt_stall_cycles;
 }
 
-// One flit per connected pair; a packet whose last flit crosses moves to the output buffer.
+// Statistics slot of the head packet `input`'s accept pointer favours: its first
+// pending output at or after the pointer.
+uint32_t Crossbar::stall_slot(uint32_t input) {
+  uint32_t& slot = stall_slot_[input];
+  if (slot == kUnknownSlot) {
+    const size_t base = size_t(input) * out_words_;
+    const uint32_t o = first_from([&](uint32_t w) { return pending_[base + w]; }, out_words_, accept_ptr_[input]);
+    slot = stat_index(head(input, o).packet);
+  }
+  return slot;
+}
+
+// One flit per connected pair (single-flit packets crossed at their accept); a
+// packet whose last flit crosses moves to the output buffer.
 void Crossbar::transfer(uint64_t now) {
-  size_t keep = 0;
-  for (size_t k = 0; k < active_.size(); ++k) {
-    const uint32_t i = active_[k];
-    const uint32_t o = in_conn_[i];
-    if (o != kNone) {
+  for (uint32_t w = 0; w < in_words_; ++w) {
+    for (uint64_t word = connected_inputs_[w]; word; word &= word - 1) {
+      const uint32_t i = w * 64 + uint32_t(std::countr_zero(word));
       --in_flits_[i];
-      if (--in_left_[i] == 0) {
-        Fifo& f = fifo(i, o);
-        const uint32_t s = f.head;
-        const Waiting& w = slots_[s];
-        const uint32_t at = (out_head_[o] + out_count_[o]++) % out_buffer_;
-        set(occupied_outputs_, 0, o);
-        out_ring_[size_t(o) * out_buffer_ + at] = Arrived{w.packet, now + latency_, w.flits};
-        MemoryStats& st = slot_stats(w.packet);
-        if (replies_) {
-          ++st.icnt_reply_packets;
-          st.icnt_reply_flits += w.flits;
-        } else {
-          ++st.icnt_request_packets;
-          st.icnt_request_flits += w.flits;
-        }
-        f.head = w.next;
-        if (f.head == kNone) {
-          f.tail = kNone;
-          clear(pending_, size_t(i) * out_words_, o);
-          clear(requests_, size_t(o) * in_words_, i);
-          bool any = false;
-          for (uint32_t w = 0; w < in_words_; ++w) any = any || requests_[size_t(o) * in_words_ + w] != 0;
-          if (!any) clear(requested_outputs_, 0, o);
-        }
-        free_slots_[size_t(i) * in_slots_ + free_top_[i]++] = s;
-        --in_packets_[i];
-        --buffered_packets_;
-        ++delivered_waiting_;
-        in_conn_[i] = kNone;
-        out_conn_[o] = kNone;
-      }
+      if (--in_left_[i] > 0) continue;
+      clear(connected_inputs_, 0, i);
+      clear(connected_outputs_, 0, in_conn_[i]);
+      deliver(i, in_conn_[i], now);
     }
-    if (in_packets_[i] > 0) active_[keep++] = i;
   }
-  active_.resize(keep);
 }
 
-bool Crossbar::has_output(uint32_t output, uint64_t now) const {
-  return out_count_[output] > 0 && out_ring_[size_t(output) * out_buffer_ + out_head_[output]].ready <= now;
+// The last flit of `input`'s packet for `output` crossed: the packet moves, in
+// its slot, from its input FIFO to the output's.
+void Crossbar::deliver(uint32_t input, uint32_t output, uint64_t now) {
+  Fifo& f = fifo(input, output);
+  const uint32_t s = f.head;
+  Buffered& b = slots_[s];
+  f.head = b.next;
+  if (f.head == kNone) {
+    clear(pending_, size_t(input) * out_words_, output);
+    clear(requests_, size_t(output) * in_words_, input);
+    if (none(requests_, size_t(output) * in_words_, in_words_)) clear(requested_outputs_, 0, output);
+  }
+  if (in_flits_[input] == 0) clear(holding_inputs_, 0, input);
+  --buffered_packets_;
+  if (--buffered_per_slot_[stat_index(b.packet)] == 0) --buffered_slots_;
+  arrive(output, s, now + latency_);
 }
 
-const MemPacket& Crossbar::output_front(uint32_t output) const {
-  if (out_count_[output] == 0) throw std::logic_error("crossbar: output_front of an empty output");
-  return out_ring_[size_t(output) * out_buffer_ + out_head_[output]].packet;
+// Appends the packet in slot s, whose last flit crossed, to `output`'s buffer
+// and counts it as delivered.
+void Crossbar::arrive(uint32_t output, uint32_t s, uint64_t ready) {
+  Buffered& b = slots_[s];
+  b.time = ready;
+  b.next = kNone;
+  Fifo& f = out_fifo_[output];
+  if (f.head == kNone) {
+    f.head = s;
+    front_ready_[output] = ready;
+    set(occupied_outputs_, 0, output);
+  } else {
+    slots_[f.tail].next = s;
+  }
+  f.tail = s;
+  ++delivered_waiting_;
+  MemoryStats& st = stats_[stat_index(b.packet)];
+  if (replies_) {
+    ++st.icnt_reply_packets;
+    st.icnt_reply_flits += flits(b.packet);
+  } else {
+    ++st.icnt_request_packets;
+    st.icnt_request_flits += flits(b.packet);
+  }
 }
 
 void Crossbar::pop_output(uint32_t output) {
-  if (out_count_[output] == 0) throw std::logic_error("crossbar: pop_output of an empty output");
-  out_flits_[output] -= out_ring_[size_t(output) * out_buffer_ + out_head_[output]].flits;
-  out_head_[output] = (out_head_[output] + 1) % out_buffer_;
-  if (--out_count_[output] == 0) clear(occupied_outputs_, 0, output);
+  Fifo& f = out_fifo_[output];
+  if (f.head == kNone) [[unlikely]]
+    throw std::logic_error("crossbar: pop_output of an empty output");
+  const uint32_t s = f.head;
+  Buffered& b = slots_[s];
+  out_flits_[output] -= flits(b.packet);
+  f.head = b.next;
+  free_slots_[free_top_++] = s;
   --delivered_waiting_;
+  if (f.head == kNone) {
+    front_ready_[output] = UINT64_MAX;
+    clear(occupied_outputs_, 0, output);
+  } else {
+    front_ready_[output] = slots_[f.head].time;
+  }
 }
 
 MemoryStats Crossbar::take_stats(uint32_t slot) {

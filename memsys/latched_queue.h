@@ -66,7 +66,11 @@ class LatchedQueue {
     ++popped_total_;
   }
   // Makes this cycle's pops count as free room for the producer's next cycle.
-  void publish_pops() { pops_[parity()].total = popped_total_; }
+  // Written only when it changes, so that the producer's cached copy stays valid.
+  void publish_pops() {
+    uint64_t& published = pops_[parity()].total;
+    if (published != popped_total_) published = popped_total_;
+  }
 
   // Engine, between cycles with both sides idle: everything staged becomes
   // visible and every pop counts as room, whatever the parity of the next cycle.
@@ -94,6 +98,7 @@ class LatchedQueue {
   uint64_t published_pops(unsigned p) const { return pops_[p].total; }
   void take_staged(unsigned p) {
     Staging& s = staging_[p];
+    if (s.count == 0) return;  // (no write: the line stays shared with the producer)
     for (size_t i = 0; i < s.count; ++i) {
       size_t tail = head_ + count_;
       if (tail >= capacity_) tail -= capacity_;

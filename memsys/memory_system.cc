@@ -1,8 +1,29 @@
 #include "memsys/memory_system.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace lockstep {
+
+namespace {
+// Takes in every queue's staged packets; bit i of `holding` tells whether queue i then holds packets.
+void receive_all(std::vector<LatchedQueue<MemPacket>>& queues, std::vector<uint64_t>& holding) {
+  for (uint32_t w = 0; w < holding.size(); ++w) {
+    uint64_t word = 0;
+    for (uint32_t i = w * 64; i < std::min<size_t>(queues.size(), (w + 1) * 64); ++i) {
+      queues[i].receive();
+      word |= uint64_t(!queues[i].empty()) << (i % 64);
+    }
+    holding[w] = word;
+  }
+}
+// Calls visit(i) for every set bit i, in increasing order.
+template <typename Visit>
+void for_each_bit(const std::vector<uint64_t>& bits, Visit&& visit) {
+  for (uint32_t w = 0; w < bits.size(); ++w)
+    for (uint64_t word = bits[w]; word; word &= word - 1) visit(w * 64 + uint32_t(std::countr_zero(word)));
+}
+}  // namespace
 
 MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, const MemoryTiming& timing)
     : spec_(spec),
@@ -10,6 +31,7 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
       timing_(timing),
       map_(spec) {
   const uint32_t clusters = (sms + sms_per_cluster_ - 1) / sms_per_cluster_;
+  for (uint32_t sm = 0; sm < sms; ++sm) cluster_of_sm_.push_back(sm / sms_per_cluster_);
   to_memory_.reserve(sms);
   from_memory_.reserve(sms);
   for (uint32_t s = 0; s < sms; ++s) {
@@ -17,6 +39,7 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
     from_memory_.emplace_back(spec.icnt.sm_ejection_buffer, &port_clock_);
   }
   cluster_rr_.assign(clusters, 0);
+  requesting_sms_.assign((sms + 63) / 64, 0);
   const uint32_t nslices = spec.l2_slices();
   // A slice's inbox and outbox hold what one side can pass in a core cycle,
   // twice: the consumer frees room only at the commit, so with fewer the
@@ -29,6 +52,7 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
     to_slice_.emplace_back(inbox, &port_clock_);
     from_slice_.emplace_back(outbox, &port_clock_);
   }
+  replying_slices_.assign((nslices + 63) / 64, 0);
   request_net_ = std::make_unique<Crossbar>(clusters, nslices, spec.icnt, false);
   reply_net_ = std::make_unique<Crossbar>(nslices, clusters, spec.icnt, true);
   for (uint32_t s = 0; s < nslices; ++s) slices_.push_back(std::make_unique<L2Slice>(s, spec.l2, map_));
@@ -44,18 +68,11 @@ void MemorySystem::settle_ports() {
 }
 
 void MemorySystem::receive_inputs(uint32_t unit) {
+  // The crossbar units then visit only the SM ports and slice outboxes found holding packets.
   if (unit == kRequestNetUnit) {
-    in_ports_ = 0;
-    for (auto& q : to_memory_) {
-      q.receive();
-      in_ports_ += q.size();
-    }
+    receive_all(to_memory_, requesting_sms_);
   } else if (unit == kReplyNetUnit) {
-    in_outboxes_ = 0;
-    for (auto& q : from_slice_) {
-      q.receive();
-      in_outboxes_ += q.size();
-    }
+    receive_all(from_slice_, replying_slices_);
   } else {
     const uint32_t subs = spec_.l2.subpartitions, p = unit - kFirstPartitionUnit;
     for (uint32_t s = p * subs; s < (p + 1) * subs; ++s) to_slice_[s].receive();
@@ -92,25 +109,14 @@ void MemorySystem::run_unit(uint32_t unit, const MemoryEdge* edges, size_t count
 }
 
 void MemorySystem::request_net_cycle(uint64_t cycle) {
-  // SM ports -> request crossbar: one packet per cluster per cycle, its SMs round robin.
-  if (in_ports_ > 0) {
-    const uint32_t nsms = uint32_t(to_memory_.size());
-    for (uint32_t c = 0; c < cluster_rr_.size(); ++c) {
-      const uint32_t first = c * sms_per_cluster_, count = std::min(sms_per_cluster_, nsms - first);
-      for (uint32_t i = 0; i < count; ++i) {
-        const uint32_t sm = first + (cluster_rr_[c] + i) % count;
-        LatchedQueue<MemPacket>& port = to_memory_[sm];
-        if (port.empty()) continue;
-        const MemPacket& p = port.front();
-        if (!request_net_->can_inject(c, p)) break;
-        request_net_->inject(c, map_.slice(p.addr), p, cycle);
-        port.pop();
-        --in_ports_;
-        cluster_rr_[c] = (sm - first + 1) % count;
-        break;
-      }
-    }
-  }
+  // SM ports -> request crossbar: one packet per cluster per cycle, from the
+  // clusters of the SMs with requests (in increasing order, so each once).
+  uint32_t previous = UINT32_MAX;
+  for_each_bit(requesting_sms_, [&](uint32_t sm) {
+    const uint32_t c = cluster_of(sm);
+    if (c != previous) inject_request(c, cycle);
+    previous = c;
+  });
   request_net_->cycle(cycle);
   // Crossbar outputs -> slice inboxes (the inbox's room back-pressures the network).
   request_net_->for_each_occupied_output([&](uint32_t s) {
@@ -122,17 +128,32 @@ void MemorySystem::request_net_cycle(uint64_t cycle) {
   });
 }
 
+// Cluster c's first SM with a request, from its round-robin pointer on, sends it
+// into the crossbar if it fits.
+void MemorySystem::inject_request(uint32_t c, uint64_t cycle) {
+  const uint32_t first = c * sms_per_cluster_;
+  const uint32_t count = std::min(sms_per_cluster_, uint32_t(to_memory_.size()) - first);
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t k = cluster_rr_[c] + i < count ? cluster_rr_[c] + i : cluster_rr_[c] + i - count;
+    LatchedQueue<MemPacket>& port = to_memory_[first + k];
+    if (port.empty()) continue;
+    const MemPacket& p = port.front();
+    if (!request_net_->can_inject(c, p)) return;
+    request_net_->inject(c, map_.slice(p.addr), p, cycle);
+    port.pop();
+    cluster_rr_[c] = k + 1 == count ? 0 : k + 1;
+    return;
+  }
+}
+
 void MemorySystem::reply_net_cycle(uint64_t cycle) {
   // Slice outboxes -> reply crossbar: one packet per slice per cycle.
-  if (in_outboxes_ > 0) {
-    for (uint32_t s = 0; s < from_slice_.size(); ++s) {
-      LatchedQueue<MemPacket>& outbox = from_slice_[s];
-      if (outbox.empty() || !reply_net_->can_inject(s, outbox.front())) continue;
-      reply_net_->inject(s, cluster_of(outbox.front().sm), outbox.front(), cycle);
-      outbox.pop();
-      --in_outboxes_;
-    }
-  }
+  for_each_bit(replying_slices_, [&](uint32_t s) {
+    LatchedQueue<MemPacket>& outbox = from_slice_[s];
+    if (outbox.empty() || !reply_net_->can_inject(s, outbox.front())) return;
+    reply_net_->inject(s, cluster_of(outbox.front().sm), outbox.front(), cycle);
+    outbox.pop();
+  });
   reply_net_->cycle(cycle);
   // Reply crossbar -> SM reply ports (the port's capacity back-pressures the network).
   reply_net_->for_each_occupied_output([&](uint32_t c) {

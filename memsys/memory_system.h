@@ -110,9 +110,10 @@ class MemorySystem {
     uint32_t channel_rr = 0;   // the subpartition after the last one the channel served
     std::deque<DelayedFill> returning;  // read data on its way back (dram.extra_latency)
   };
-  uint32_t cluster_of(uint32_t sm) const { return sm / sms_per_cluster_; }
+  uint32_t cluster_of(uint32_t sm) const { return cluster_of_sm_[sm]; }
 
   void request_net_cycle(uint64_t cycle);
+  void inject_request(uint32_t cluster, uint64_t cycle);
   void reply_net_cycle(uint64_t cycle);
   void partition_l2_cycle(uint32_t partition, uint64_t cycle);
   void partition_dram_cycle(uint32_t partition, uint64_t cycle);
@@ -124,6 +125,7 @@ class MemorySystem {
 
   const MemorySpec& spec_;
   const uint32_t sms_per_cluster_;
+  std::vector<uint32_t> cluster_of_sm_;  // sm / sms_per_cluster_, looked up (the crossbar units need it per packet)
   const MemoryTiming timing_;
   AddressMap map_;
   PortClock port_clock_;  // read by every port; written only between cycles
@@ -134,10 +136,10 @@ class MemorySystem {
   // Request crossbar unit.
   std::unique_ptr<Crossbar> request_net_;             // clusters -> slices
   std::vector<uint32_t> cluster_rr_;                  // per cluster: the SM after the last to inject
-  uint64_t in_ports_ = 0;                             // requests visible in SM ports (skip scanning when 0)
+  std::vector<uint64_t> requesting_sms_;              // bit set: SMs holding requests after receive_inputs
   // Reply crossbar unit.
   alignas(64) std::unique_ptr<Crossbar> reply_net_;   // slices -> clusters
-  uint64_t in_outboxes_ = 0;                          // replies visible in slice outboxes
+  std::vector<uint64_t> replying_slices_;             // bit set: slices holding replies after receive_inputs
   // Partition units.
   std::vector<std::unique_ptr<L2Slice>> slices_;
   std::vector<std::unique_ptr<DramChannel>> channels_;
