@@ -17,8 +17,10 @@
 //   engine, between cycles:   settle() (both sides idle: after a jump in
 //                             time, or in a harness that runs no consumer)
 //
-// The consumer must call receive() and publish_pops() in every cycle, also
-// in cycles in which it does nothing else.
+// The consumer must call receive() in every cycle, also in cycles in which
+// it does nothing else, and publish_pops() in every cycle in which it popped
+// and in the cycle after (calling it in every cycle is simplest); the two
+// halves of the published pop count then both hold the total.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>

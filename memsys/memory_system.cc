@@ -17,6 +17,16 @@ void receive_all(std::vector<LatchedQueue<MemPacket>>& queues, std::vector<uint6
     holding[w] = word;
   }
 }
+// Publishes the pops of the queues that held packets in this cycle or the
+// previous one (`holding`, `held_before`), then moves `holding` to `held_before`.
+void publish_held(std::vector<LatchedQueue<MemPacket>>& queues, const std::vector<uint64_t>& holding,
+                  std::vector<uint64_t>& held_before) {
+  for (uint32_t w = 0; w < holding.size(); ++w) {
+    for (uint64_t word = holding[w] | held_before[w]; word; word &= word - 1)
+      queues[w * 64 + uint32_t(std::countr_zero(word))].publish_pops();
+    held_before[w] = holding[w];
+  }
+}
 // Calls visit(i) for every set bit i, in increasing order.
 template <typename Visit>
 void for_each_bit(const std::vector<uint64_t>& bits, Visit&& visit) {
@@ -40,6 +50,7 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
   }
   cluster_rr_.assign(clusters, 0);
   requesting_sms_.assign((sms + 63) / 64, 0);
+  requested_before_.assign(requesting_sms_.size(), 0);
   const uint32_t nslices = spec.l2_slices();
   // A slice's inbox and outbox hold what one side can pass in a core cycle,
   // twice: the consumer frees room only at the commit, so with fewer the
@@ -53,6 +64,7 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
     from_slice_.emplace_back(outbox, &port_clock_);
   }
   replying_slices_.assign((nslices + 63) / 64, 0);
+  replied_before_.assign(replying_slices_.size(), 0);
   request_net_ = std::make_unique<Crossbar>(clusters, nslices, spec.icnt, false);
   reply_net_ = std::make_unique<Crossbar>(nslices, clusters, spec.icnt, true);
   for (uint32_t s = 0; s < nslices; ++s) slices_.push_back(std::make_unique<L2Slice>(s, spec.l2, map_));
@@ -80,10 +92,12 @@ void MemorySystem::receive_inputs(uint32_t unit) {
 }
 
 void MemorySystem::publish_input_pops(uint32_t unit) {
+  // A crossbar unit pops only the ports it found holding packets, and a port
+  // needs publishing only in a cycle it popped in and the one after.
   if (unit == kRequestNetUnit) {
-    for (auto& q : to_memory_) q.publish_pops();
+    publish_held(to_memory_, requesting_sms_, requested_before_);
   } else if (unit == kReplyNetUnit) {
-    for (auto& q : from_slice_) q.publish_pops();
+    publish_held(from_slice_, replying_slices_, replied_before_);
   } else {
     const uint32_t subs = spec_.l2.subpartitions, p = unit - kFirstPartitionUnit;
     for (uint32_t s = p * subs; s < (p + 1) * subs; ++s) to_slice_[s].publish_pops();

@@ -148,23 +148,29 @@ void Gpu::assign_work(uint32_t threads, Schedule schedule, Partition partition, 
 }
 
 void Gpu::run_share(uint32_t t, uint64_t now) {
-  // Thread t's own pieces first; then it helps the other threads with the
-  // pieces they have not started. A piece is claimed by one atomic step on
-  // its owner's cursor, so each runs exactly once, on whichever thread
-  // claims it; pieces meet only at latched ports, so that changes nothing.
+  // Thread t's own pieces first, from the front; then it helps the other
+  // threads with the pieces they have not started, from the back of their
+  // shares (ShareCursor: each piece runs exactly once, on whichever thread
+  // claims it; pieces meet only at latched ports, so that changes nothing).
   uint64_t until = fast_forward_ ? UINT64_MAX : 0;
   const uint32_t threads = uint32_t(shares_.size());
-  for (uint32_t k = 0; k < threads; ++k) {
+  uint32_t first = 0, end = 0;
+  while (share_cursors_[t].claim_front(first, end))
+    for (uint32_t i = first; i < end; ++i) run_piece(t, i, now, until);
+  for (uint32_t k = 1; k < threads; ++k) {
     const uint32_t owner = (t + k) % threads;
-    const ThreadShare& share = shares_[owner];
-    const size_t units = share.units.size(), pieces = units + share.clusters.size();
-    for (size_t i; (i = share_cursors_[owner].next.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
-      if (i < units) run_unit(share.units[i]);
-      else run_cluster(share.clusters[i - units], now, until);
-      if (k && team_running_) ++tallies_[t].helped;
+    for (uint32_t i; share_cursors_[owner].claim_back(i);) {
+      run_piece(owner, i, now, until);
+      if (team_running_) ++tallies_[t].helped;
     }
   }
   if (fast_forward_) tallies_[t].quiet_until = until;
+}
+
+void Gpu::run_piece(uint32_t owner, uint32_t i, uint64_t now, uint64_t& quiet_until) {
+  const ThreadShare& share = shares_[owner];
+  if (i < share.units.size()) run_unit(share.units[i]);
+  else run_cluster(share.clusters[i - share.units.size()], now, quiet_until);
 }
 
 Gpu::PieceClock::time_point Gpu::piece_start() const {
@@ -433,7 +439,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     if (options.shuffle_seed)
       for (ThreadShare& share : shares_) std::shuffle(share.clusters.begin(), share.clusters.end(), rng);
     measure_ = options.profile || (balanced && simulated % period >= period - measured_cycles);
-    for (uint32_t t = 0; t < threads; ++t) share_cursors_[t].next.store(0, std::memory_order_relaxed);
+    for (uint32_t t = 0; t < threads; ++t)
+      share_cursors_[t].reset(uint32_t(shares_[t].units.size() + shares_[t].clusters.size()));
     // Phase B: the memory-side units and the clusters, on the schedule's threads.
     // Adaptive: a cycle whose work is too small to pay for the handshake
     // runs on the leader alone (every share in turn: the same result), until

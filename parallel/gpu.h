@@ -45,6 +45,7 @@
 #include "frontend/trace/trace_source.h"
 #include "parallel/gpu_spec.h"
 #include "parallel/semaphore.h"
+#include "parallel/share_cursor.h"
 
 namespace lockstep {
 
@@ -149,6 +150,8 @@ class Gpu {
   // Thread `t`'s share of core cycle `now` (phase B of the cycle): its own
   // pieces, then any another thread has not started.
   void run_share(uint32_t t, uint64_t now);
+  // Piece i of thread `owner`'s share (its units, then its clusters).
+  void run_piece(uint32_t owner, uint32_t i, uint64_t now, uint64_t& quiet_until);
   void run_unit(uint32_t unit);
   // Timing of one piece (clusters, then units) while measuring: start, then add to item_ns_[item].
   using PieceClock = std::chrono::steady_clock;
@@ -171,11 +174,8 @@ class Gpu {
   ClockDomains clocks_;
   std::vector<MemoryEdge> edges_;          // this core cycle's memory-side edges (phase A)
   std::vector<ThreadShare> shares_;        // per thread
-  // Per thread: the next of its pieces (units, then clusters) not yet
+  // Per thread: which of its pieces (units, then clusters) are not yet
   // claimed in this cycle; reset by the leader before each phase B.
-  struct alignas(64) ShareCursor {
-    std::atomic<size_t> next{0};
-  };
   std::unique_ptr<ShareCursor[]> share_cursors_;
   // Per thread, written during its share: with fast-forward, the earliest
   // Sm::quiet_until of the SMs it ticked (read by the leader in phase C);
