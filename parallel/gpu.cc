@@ -278,6 +278,12 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   // The cycle since which the next job could start (it does kernel_launch_latency later).
   constexpr uint64_t kNotReady = UINT64_MAX;
   uint64_t ready_since = kNotReady;
+  // Blocks a kernel's launch dispatches at once: a full load of every SM.
+  const auto first_wave = [&](const Occupancy& o) { return uint32_t(sms_.size()) * o.blocks_per_sm; };
+  // The next job's blocks, opened when the job before it launched so that
+  // they are decoded ahead, off the leader (TraceSource::open_blocks_ahead).
+  std::unique_ptr<BlockCursor> prefetched;
+  size_t prefetched_job = SIZE_MAX;
 
   auto launch = [&](uint64_t now) {
     const KernelJob& job = jobs[next_job];
@@ -302,7 +308,11 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       throw SimulationError("kernel " + std::to_string(info.kernel_id) + " (" + info.name.substr(0, 60) +
                             ") cannot run on " + spec_.name + ": " + e.what());
     }
-    rk.cursor = trace.open_blocks(job.kernel_index);
+    if (prefetched_job == next_job) rk.cursor = std::move(prefetched);
+    else if (!(rk.cursor = trace.open_blocks_ahead(job.kernel_index, first_wave(rk.launch.occupancy))))
+      rk.cursor = trace.open_blocks(job.kernel_index);
+    prefetched.reset();
+    prefetched_job = SIZE_MAX;
     rk.table = &trace.static_table(job.kernel_index);
     rk.pull(spare_blocks);
     KernelResult r;
@@ -313,6 +323,20 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     results.push_back(std::move(r));
     running.push_back(std::move(rk));
     ++next_job;
+    // One cursor per kernel at a time: the next job's kernel may not be running.
+    if (next_job < jobs.size() && std::none_of(running.begin(), running.end(), [&](const RunningKernel& r) {
+          return r.launch.kernel_index == jobs[next_job].kernel_index;
+        })) {
+      const KernelInfo& next = m.kernels.at(jobs[next_job].kernel_index);
+      try {
+        const Occupancy occupancy =
+            compute_occupancy(spec_.sm, KernelShape{next.threads_per_block(), next.nregs, next.shmem_bytes});
+        if ((prefetched = trace.open_blocks_ahead(jobs[next_job].kernel_index, first_wave(occupancy))))
+          prefetched_job = next_job;
+      } catch (const std::invalid_argument&) {
+        // It cannot run: its launch says so.
+      }
+    }
   };
   // Whether the next job could start, given what is running.
   auto may_launch = [&]() {

@@ -11,7 +11,7 @@
 
 namespace lockstep {
 
-BlockStream::BlockStream(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead)
+BlockStream::BlockStream(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead, Ahead ahead)
     : reader_(reader),
       kernel_(kernel),
       ahead_(chunks_ahead == 0 ? 1 : chunks_ahead),
@@ -21,7 +21,8 @@ BlockStream::BlockStream(const ContainerReader& reader, uint32_t kernel, size_t 
     spare_[o] = std::move(storage_->chunks[o]);
     storage_->chunks[o].clear();
   }
-  // The helper starts once the consumer shows it has work of its own (advance()).
+  // Otherwise the helper starts once the consumer shows it has work of its own (advance()).
+  if (ahead == Ahead::kAtOnce && chunk_count_ > 0) thread_ = std::thread([this] { run(); });
 }
 
 BlockStream::~BlockStream() {

@@ -33,7 +33,13 @@ namespace lockstep {
 
 class BlockStream {
  public:
-  BlockStream(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead = 4);
+  // When the consumer will take every block soon (the simulator), `ahead`
+  // kAtOnce starts the helper at once instead of after the consumer has shown
+  // work of its own, so that a stream opened before it is needed has its
+  // first chunks ready.
+  enum class Ahead { kWhenWorthIt, kAtOnce };
+  BlockStream(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead = 4,
+              Ahead ahead = Ahead::kWhenWorthIt);
   ~BlockStream();
   BlockStream(const BlockStream&) = delete;
   BlockStream& operator=(const BlockStream&) = delete;

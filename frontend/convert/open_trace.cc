@@ -1,5 +1,6 @@
 #include "frontend/convert/open_trace.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -13,7 +14,9 @@ namespace {
 
 class ContainerBlockCursor : public BlockCursor {
  public:
-  ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel) : stream_(reader, kernel) {}
+  explicit ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel) : stream_(reader, kernel) {}
+  ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead, BlockStream::Ahead ahead)
+      : stream_(reader, kernel, chunks_ahead, ahead) {}
   bool next(BlockTrace& out) override { return stream_.next(out); }
 
  private:
@@ -27,6 +30,14 @@ class ContainerTraceSource : public TraceSource {
   const StaticTable& static_table(uint32_t kernel) override { return reader_.kernel_table(kernel); }
   std::unique_ptr<BlockCursor> open_blocks(uint32_t kernel) override {
     return std::make_unique<ContainerBlockCursor>(reader_, kernel);
+  }
+  // The chunks that hold the first wave wait decoded (at least the usual 4,
+  // at most 64 chunks: memory stays bounded on any GPU).
+  std::unique_ptr<BlockCursor> open_blocks_ahead(uint32_t kernel, uint32_t first_wave) override {
+    const uint64_t blocks = std::max(reader_.block_count(kernel), 1u), chunks = reader_.chunk_count(kernel);
+    const uint64_t wave_chunks = (uint64_t(first_wave) * chunks + blocks - 1) / blocks + 1;
+    const size_t ahead = size_t(std::clamp<uint64_t>(wave_chunks, 4, 64));
+    return std::make_unique<ContainerBlockCursor>(reader_, kernel, ahead, BlockStream::Ahead::kAtOnce);
   }
   // From the index: no block is decoded.
   KernelSummary summarize(uint32_t kernel) override {

@@ -39,6 +39,14 @@ class TraceSource {
   virtual const StaticTable& static_table(uint32_t kernel) = 0;
   // Blocks of kernel k, in trace order. One cursor per kernel at a time.
   virtual std::unique_ptr<BlockCursor> open_blocks(uint32_t kernel) = 0;
+  // For a consumer that will take every block soon (the simulator), possibly
+  // before it needs the first, and then `first_wave` blocks at once: a source
+  // that can decode on a thread of its own starts at once and keeps that many
+  // ready, so the blocks are there when wanted. Null when the source cannot
+  // (then open_blocks when they are needed).
+  virtual std::unique_ptr<BlockCursor> open_blocks_ahead(uint32_t /*kernel*/, uint32_t /*first_wave*/) {
+    return nullptr;
+  }
   // Kernel k's totals; the default reads every block.
   virtual KernelSummary summarize(uint32_t kernel);
 };

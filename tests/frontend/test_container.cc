@@ -1327,16 +1327,21 @@ TEST(BlockStream, StreamsEveryBlockWithAnyLookahead) {
   const fs::path path = dir / "t.lst";
   fx.write(path, 1, 1);
   const ContainerReader r(path);
-  for (size_t ahead : {size_t(0), size_t(1), size_t(2), size_t(16)}) {
-    BlockStream s(r, 0, ahead);
-    size_t n = 0;
-    while (const BlockTrace* b = s.next()) expect_same_block(fx.blocks[0][n++], *b, r.kernel_table(0));
-    EXPECT_EQ(n, 10u);
-    EXPECT_EQ(s.blocks_returned(), 10u);
-    EXPECT_EQ(s.next(), nullptr);
-  }
+  for (BlockStream::Ahead start : {BlockStream::Ahead::kWhenWorthIt, BlockStream::Ahead::kAtOnce})
+    for (size_t ahead : {size_t(0), size_t(1), size_t(2), size_t(16)}) {
+      BlockStream s(r, 0, ahead, start);
+      if (start == BlockStream::Ahead::kAtOnce)  // the helper decodes before the first block is asked for
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      size_t n = 0;
+      while (const BlockTrace* b = s.next()) expect_same_block(fx.blocks[0][n++], *b, r.kernel_table(0));
+      EXPECT_EQ(n, 10u);
+      EXPECT_EQ(s.blocks_returned(), 10u);
+      EXPECT_EQ(s.next(), nullptr);
+    }
   BlockStream empty(r, 2);
   EXPECT_EQ(empty.next(), nullptr);
+  BlockStream empty_at_once(r, 2, 4, BlockStream::Ahead::kAtOnce);
+  EXPECT_EQ(empty_at_once.next(), nullptr);
   EXPECT_CONTAINS(trace_error([&] { BlockStream s(r, 9); }), "kernel 9 out of range");
 }
 
@@ -1347,6 +1352,7 @@ TEST(BlockStream, StopsCleanlyWhenAbandoned) {
   fx.write(path, 1, 1);
   const ContainerReader r(path);
   { BlockStream s(r, 0, 1); }  // never read
+  { BlockStream s(r, 0, 1, BlockStream::Ahead::kAtOnce); }  // never read, its helper already decoding
   {
     BlockStream s(r, 0, 2);
     ASSERT_NE(s.next(), nullptr);
