@@ -511,6 +511,7 @@ void Sm::issue(uint32_t sc, uint64_t now) {
 }
 
 bool Sm::tick(uint64_t now) {
+  if (offered_.block) accept(offered_.launch, std::move(offered_.block), offered_.now);  // (moved from: null again)
   if (resident_blocks_ == 0) return false;
   ++stats_.cycles_active;
   stats_.warps_active_sum += resident_warps_;

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <queue>
 #include <string>
 #include <vector>
@@ -67,6 +68,14 @@ class Sm {
   // Called between cycles by the dispatcher.
   bool can_accept(const KernelLaunch& launch) const { return can_accept(residency(), launch, spec_); }
   void accept(const KernelLaunch& launch, std::unique_ptr<BlockTrace> block, uint64_t now);
+  // The threaded dispatcher's hand-over: the block is accepted at the start
+  // of the SM's tick of the same cycle (exactly as accept() then tick()), on
+  // the thread that ticks the SM, so the dispatcher writes none of its warp
+  // state. At most one block per SM per cycle.
+  void offer(const KernelLaunch& launch, std::unique_ptr<BlockTrace> block, uint64_t now) {
+    if (offered_.block) throw std::logic_error("Sm::offer: a second block in one cycle");
+    offered_ = OfferedBlock{launch, std::move(block), now};
+  }
   // Advances one core cycle. Returns false when the SM holds no block.
   bool tick(uint64_t now);
   bool busy() const { return resident_blocks_ > 0; }
@@ -103,6 +112,12 @@ class Sm {
   std::vector<std::string> describe_stuck_warps() const;
 
  private:
+  struct OfferedBlock {
+    KernelLaunch launch;
+    std::unique_ptr<BlockTrace> block;  // null: none offered
+    uint64_t now = 0;
+  };
+  OfferedBlock offered_;
   struct Warp {
     bool active = false;
     uint32_t block = 0;           // block slot

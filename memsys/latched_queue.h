@@ -47,7 +47,12 @@ class LatchedQueue {
   // Producer side. Room counts what was visible at the end of the previous
   // cycle plus what has been staged since; pops in the current cycle free
   // room only from the next one on.
-  size_t free_slots() const { return capacity_ - size_t(staged_total_ - published_pops(parity() ^ 1)); }
+  size_t free_slots() const {
+    const uint64_t in_flight = staged_total_ - published_pops(parity() ^ 1);
+    if (in_flight > capacity_) [[unlikely]]
+      throw std::logic_error("LatchedQueue: the published pop count went back (a consumer skipped publish_pops)");
+    return capacity_ - size_t(in_flight);
+  }
   bool can_stage() const { return free_slots() > 0; }
   void stage(const T& item) {
     if (!can_stage()) throw std::logic_error("LatchedQueue: staged past its capacity (a producer skipped can_stage)");

@@ -152,25 +152,28 @@ void Gpu::run_share(uint32_t t, uint64_t now) {
   // threads with the pieces they have not started, from the back of their
   // shares (ShareCursor: each piece runs exactly once, on whichever thread
   // claims it; pieces meet only at latched ports, so that changes nothing).
-  uint64_t until = fast_forward_ ? UINT64_MAX : 0;
+  PieceTally tally;
+  tally.quiet_until = fast_forward_ ? UINT64_MAX : 0;
   const uint32_t threads = uint32_t(shares_.size());
   uint32_t first = 0, end = 0;
   while (share_cursors_[t].claim_front(first, end))
-    for (uint32_t i = first; i < end; ++i) run_piece(t, i, now, until);
+    for (uint32_t i = first; i < end; ++i) run_piece(t, i, now, tally);
   for (uint32_t k = 1; k < threads; ++k) {
     const uint32_t owner = (t + k) % threads;
     for (uint32_t i; share_cursors_[owner].claim_back(i);) {
-      run_piece(owner, i, now, until);
+      run_piece(owner, i, now, tally);
       if (team_running_) ++tallies_[t].helped;
     }
   }
-  if (fast_forward_) tallies_[t].quiet_until = until;
+  if (fast_forward_) tallies_[t].quiet_until = tally.quiet_until;
+  // In serial cycles the leader runs every share: a change seen in one stays.
+  if (tally.views_changed) tallies_[t].views_changed = true;
 }
 
-void Gpu::run_piece(uint32_t owner, uint32_t i, uint64_t now, uint64_t& quiet_until) {
+void Gpu::run_piece(uint32_t owner, uint32_t i, uint64_t now, PieceTally& tally) {
   const ThreadShare& share = shares_[owner];
   if (i < share.units.size()) run_unit(share.units[i]);
-  else run_cluster(share.clusters[i - share.units.size()], now, quiet_until);
+  else run_cluster(share.clusters[i - share.units.size()], now, tally);
 }
 
 Gpu::PieceClock::time_point Gpu::piece_start() const {
@@ -188,7 +191,7 @@ void Gpu::run_unit(uint32_t u) {
   piece_end(spec_.clusters() + u, start);
 }
 
-void Gpu::run_cluster(uint32_t c, uint64_t now, uint64_t& quiet_until) {
+void Gpu::run_cluster(uint32_t c, uint64_t now, PieceTally& tally) {
   const auto start = piece_start();
   const uint32_t nsms = uint32_t(sms_.size()), first = c * spec_.sms_per_cluster;
   const uint32_t last = std::min(first + spec_.sms_per_cluster, nsms);
@@ -200,14 +203,20 @@ void Gpu::run_cluster(uint32_t c, uint64_t now, uint64_t& quiet_until) {
     if (memory_) memory_->reply_port(s).publish_pops();
     SmView& view = sm_views_[s];
     const Sm::Residency residency = sms_[s]->residency();
-    if (!(view.residency == residency)) view.residency = residency;
+    if (!(view.residency == residency)) {
+      view.residency = residency;
+      tally.views_changed = true;
+    }
     const uint32_t retired = sms_[s]->take_retired_blocks();
-    if (view.retired != retired) view.retired = retired;
+    if (view.retired != retired) {
+      view.retired = retired;
+      tally.views_changed = true;
+    }
   }
   // Fast-forward, while the SMs' state is in this thread's cache: the
   // earliest cycle one of them may do more than repeat this one.
-  for (uint32_t s = first; s < last && quiet_until > now + 1; ++s)
-    quiet_until = std::min(quiet_until, sms_[s]->quiet_until(now));
+  for (uint32_t s = first; s < last && tally.quiet_until > now + 1; ++s)
+    tally.quiet_until = std::min(tally.quiet_until, sms_[s]->quiet_until(now));
   piece_end(c, start);
 }
 
@@ -411,6 +420,10 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     ++engine_.rebalances;
   };
   uint32_t last_dispatch = nsms - 1;
+  // Whether a view changed in the last phase B (ThreadTally) or a kernel
+  // launched since the last dispatch: otherwise the views are what the last
+  // dispatch and retirement scans saw, and they would find nothing new.
+  bool views_changed = true, launched = true;
   uint64_t issued_before = 0, last_progress_cycle = clock_;
   const uint64_t run_start = clock_;
   // The watchdog and the progress report look every so many cycles (jumps
@@ -432,6 +445,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       if (ready_since == kNotReady) ready_since = now;
       if (next_job == 0 || now >= ready_since + spec_.kernel_launch_latency) {
         launch(now);
+        launched = true;
         ready_since = kNotReady;
       }
     } else {
@@ -439,14 +453,17 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     }
     // Dispatch: at most one block per SM per cycle; older kernels first.
     const uint32_t dispatch_start = last_dispatch + 1;
-    for (uint32_t i = 0; i < nsms; ++i) {
+    const bool blocks_waiting = std::any_of(running.begin(), running.end(), [](const RunningKernel& rk) { return bool(rk.next); });
+    const bool dispatch_scan = blocks_waiting && (views_changed || launched);
+    launched = false;
+    for (uint32_t i = 0; dispatch_scan && i < nsms; ++i) {
       const uint32_t s = (dispatch_start + i) % nsms;
       Sm& sm = *sms_[s];
       for (RunningKernel& rk : running) {
         if (!rk.next || !Sm::can_accept(sm_views_[s].residency, rk.launch, spec_.sm)) continue;
         if (sm.current_kernel() != rk.launch.kernel_index) collect(sm);
         sm.take_spent_blocks(spare_blocks);
-        sm.accept(rk.launch, std::move(rk.next), now);
+        sm.offer(rk.launch, std::move(rk.next), now);  // accepted in its tick, on its thread
         ++rk.dispatched;
         rk.pull(spare_blocks);
         last_dispatch = s;
@@ -494,7 +511,14 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     }
     // Phase C (leader): close kernels.
     // Retirements, in SM order, close kernels.
-    for (const SmView& view : sm_views_) {
+    views_changed = false;
+    for (ThreadTally& tally : tallies_)
+      if (tally.views_changed) {
+        views_changed = true;
+        tally.views_changed = false;
+      }
+    for (size_t s = 0; views_changed && s < sm_views_.size(); ++s) {
+      const SmView& view = sm_views_[s];
       if (!view.retired) continue;
       for (RunningKernel& rk : running)
         if (rk.launch.kernel_index == view.residency.kernel) rk.retired += view.retired;
@@ -519,8 +543,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       break;
     }
     if (!running.empty()) {
-      bool any_busy = false;
-      for (const SmView& view : sm_views_) any_busy |= view.residency.blocks > 0;
+      bool any_busy = false;  // blocks dispatched and not retired
+      for (const RunningKernel& rk : running) any_busy |= rk.dispatched > rk.retired;
       bool any_waiting = false;
       for (const RunningKernel& rk : running) any_waiting |= bool(rk.next);
       if (!any_busy && any_waiting) {

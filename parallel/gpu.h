@@ -151,14 +151,21 @@ class Gpu {
   // pieces, then any another thread has not started.
   void run_share(uint32_t t, uint64_t now);
   // Piece i of thread `owner`'s share (its units, then its clusters).
-  void run_piece(uint32_t owner, uint32_t i, uint64_t now, uint64_t& quiet_until);
+  // What a thread's pieces tell the leader: see ThreadTally.
+  struct PieceTally {
+    uint64_t quiet_until = 0;
+    bool views_changed = false;
+  };
+  void run_piece(uint32_t owner, uint32_t i, uint64_t now, PieceTally& tally);
   void run_unit(uint32_t unit);
   // Timing of one piece (clusters, then units) while measuring: start, then add to item_ns_[item].
   using PieceClock = std::chrono::steady_clock;
   PieceClock::time_point piece_start() const;
   void piece_end(size_t item, PieceClock::time_point start);
-  // Ticks cluster c's SMs; lowers `quiet_until` to the earliest Sm::quiet_until of its SMs.
-  void run_cluster(uint32_t c, uint64_t now, uint64_t& quiet_until);
+  // Ticks cluster c's SMs and refreshes their views; lowers tally.quiet_until
+  // to the earliest Sm::quiet_until of its SMs, sets tally.views_changed when
+  // a view changed.
+  void run_cluster(uint32_t c, uint64_t now, PieceTally& tally);
   // Assigns clusters and memory-side units to the threads; with measured
   // costs (clusters, then units), longest first to the least loaded thread.
   void assign_work(uint32_t threads, Schedule schedule, Partition partition, const std::vector<double>* cost);
@@ -179,9 +186,12 @@ class Gpu {
   std::unique_ptr<ShareCursor[]> share_cursors_;
   // Per thread, written during its share: with fast-forward, the earliest
   // Sm::quiet_until of the SMs it ticked (read by the leader in phase C);
-  // and how many pieces of other threads it ran (EngineReport).
+  // whether it changed an SM's view (else the leader's phases C and A need
+  // not read the views again); and how many pieces of other threads it ran
+  // (EngineReport).
   struct alignas(64) ThreadTally {
     uint64_t quiet_until = 0;
+    bool views_changed = false;
     uint64_t helped = 0;
   };
   std::vector<ThreadTally> tallies_;
