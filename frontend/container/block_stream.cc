@@ -159,7 +159,10 @@ bool BlockStream::advance() {
       current_ = std::move(ready_.front().blocks);
       current_owner_ = ready_.front().owner;
       ready_.pop_front();
-      consumed_.notify_all();
+      // The helper, asleep while ahead_ chunks wait, is woken only once half
+      // of them are gone: a wake-up is a system call, and this way it comes
+      // once per ahead_ / 2 chunks instead of once per chunk.
+      if (ready_.size() <= ahead_ / 2) consumed_.notify_all();
       ++want_;
       if (!current_.empty()) return true;
       continue;

@@ -14,7 +14,9 @@
 // Destroying the stream early stops and joins the helper. The helper decodes
 // with storage borrowed from the reader (ContainerReader::take_stream_storage)
 // and the stream hands it back when it ends, decoded chunks' vectors included,
-// so streams after the first neither allocate nor touch fresh memory.
+// so streams after the first neither allocate nor touch fresh memory. The
+// helper, once ahead, sleeps until half of the waiting chunks are consumed
+// (one wake-up, a system call, per chunks_ahead / 2 chunks).
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>

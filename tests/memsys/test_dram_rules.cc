@@ -545,7 +545,9 @@ void check_trace(const DramSpec& s, const std::vector<DramCommand>& trace, uint3
       for (uint32_t b = 0; b < s.banks; ++b) {
         if (c.bank != DramCommand::kAllBanks && c.bank != b) continue;
         ASSERT_FALSE(banks[b].open) << c.cycle;
-        if (banks[b].precharged) ASSERT_GE(c.cycle, banks[b].pre + s.tRP);
+        if (banks[b].precharged) {
+          ASSERT_GE(c.cycle, banks[b].pre + s.tRP);
+        }
         banks[b].refresh_end = c.cycle + s.tRFC;
       }
       continue;
@@ -555,9 +557,15 @@ void check_trace(const DramSpec& s, const std::vector<DramCommand>& trace, uint3
     switch (c.type) {
       case Cmd::kActivate:
         ASSERT_FALSE(b.open) << c.cycle;
-        if (any_act) ASSERT_GE(c.cycle, last_act + s.tRRD) << c.cycle;
-        if (b.acted) ASSERT_GE(c.cycle, b.act + s.tRC) << c.cycle;
-        if (b.precharged) ASSERT_GE(c.cycle, b.pre + s.tRP) << c.cycle;
+        if (any_act) {
+          ASSERT_GE(c.cycle, last_act + s.tRRD) << c.cycle;
+        }
+        if (b.acted) {
+          ASSERT_GE(c.cycle, b.act + s.tRC) << c.cycle;
+        }
+        if (b.precharged) {
+          ASSERT_GE(c.cycle, b.pre + s.tRP) << c.cycle;
+        }
         ASSERT_GE(c.cycle, b.refresh_end) << c.cycle;
         b.open = true;
         b.acted = true;
@@ -567,8 +575,12 @@ void check_trace(const DramSpec& s, const std::vector<DramCommand>& trace, uint3
       case Cmd::kPrecharge:
         ASSERT_TRUE(b.open) << c.cycle;
         ASSERT_GE(c.cycle, b.act + s.tRAS) << c.cycle;
-        if (b.read) ASSERT_GE(c.cycle, b.last_read + s.tRTPL) << c.cycle;
-        if (b.wrote) ASSERT_GE(c.cycle, b.last_write_data_end + s.tWR) << c.cycle;
+        if (b.read) {
+          ASSERT_GE(c.cycle, b.last_read + s.tRTPL) << c.cycle;
+        }
+        if (b.wrote) {
+          ASSERT_GE(c.cycle, b.last_write_data_end + s.tWR) << c.cycle;
+        }
         b.open = false;
         b.precharged = true;
         b.pre = c.cycle;
@@ -578,10 +590,18 @@ void check_trace(const DramSpec& s, const std::vector<DramCommand>& trace, uint3
         const bool rd = c.type == Cmd::kRead;
         ASSERT_TRUE(b.open) << c.cycle;
         ASSERT_GE(c.cycle, b.act + (rd ? s.tRCD : s.tRCDWR)) << c.cycle;
-        if (any_column) ASSERT_GE(c.cycle, last_column + s.tCCD) << c.cycle;
-        if (group_used[g]) ASSERT_GE(c.cycle, group_column[g] + s.tCCDL) << c.cycle;
-        if (rd && any_write) ASSERT_GE(c.cycle, write_data_end + s.tWTR) << c.cycle;
-        if (!rd && any_read) ASSERT_GE(c.cycle, last_read + s.tRTW) << c.cycle;
+        if (any_column) {
+          ASSERT_GE(c.cycle, last_column + s.tCCD) << c.cycle;
+        }
+        if (group_used[g]) {
+          ASSERT_GE(c.cycle, group_column[g] + s.tCCDL) << c.cycle;
+        }
+        if (rd && any_write) {
+          ASSERT_GE(c.cycle, write_data_end + s.tWTR) << c.cycle;
+        }
+        if (!rd && any_read) {
+          ASSERT_GE(c.cycle, last_read + s.tRTW) << c.cycle;
+        }
         const uint64_t start = c.cycle + (rd ? s.tCL : s.tWL);
         ASSERT_GE(start, bus_free) << c.cycle;  // bursts never overlap
         bus_free = start + bus;
