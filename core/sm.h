@@ -76,6 +76,7 @@ class Sm {
     if (offered_.block) throw std::logic_error("Sm::offer: a second block in one cycle");
     offered_ = OfferedBlock{launch, std::move(block), now};
   }
+  bool has_offered_block() const { return offered_.block != nullptr; }
   // Advances one core cycle. Returns false when the SM holds no block.
   bool tick(uint64_t now);
   bool busy() const { return resident_blocks_ > 0; }

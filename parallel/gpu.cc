@@ -199,7 +199,8 @@ void Gpu::run_cluster(uint32_t c, uint64_t now, PieceTally& tally) {
     // The SM consumes its reply port: it takes in last cycle's replies
     // first and publishes its pops last, every cycle.
     if (memory_) memory_->reply_port(s).receive();
-    if (!unlatched_coupling_ || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1)) sms_[s]->tick(now);
+    if (!unlatched_coupling_ || sms_[s]->has_offered_block() || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1))
+      sms_[s]->tick(now);
     if (memory_) memory_->reply_port(s).publish_pops();
     SmView& view = sm_views_[s];
     const Sm::Residency residency = sms_[s]->residency();

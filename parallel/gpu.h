@@ -97,7 +97,7 @@ struct GpuRunOptions {
   std::optional<uint64_t> shuffle_seed;  // tick clusters in a random order each cycle
   // Tests only: a deliberately unlatched coupling — each SM, before it ticks,
   // reads its neighbour's live instruction count and skips the cycle when it
-  // is odd. Its result depends on tick order and threads (a data race when
+  // is odd (unless a block was just dispatched to it). Its result depends on tick order and threads (a data race when
   // threaded): the identity checks must catch it. Never use it otherwise.
   bool unlatched_coupling_for_tests = false;
   bool fast_forward = true;   // jump over cycles in which nothing can change (results are the same)
