@@ -454,7 +454,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     }
     // Dispatch: at most one block per SM per cycle; older kernels first.
     const uint32_t dispatch_start = last_dispatch + 1;
-    const bool blocks_waiting = std::any_of(running.begin(), running.end(), [](const RunningKernel& rk) { return bool(rk.next); });
+    const bool blocks_waiting =
+        std::any_of(running.begin(), running.end(), [](const RunningKernel& rk) { return bool(rk.next); });
     const bool dispatch_scan = blocks_waiting && (views_changed || launched);
     launched = false;
     for (uint32_t i = 0; dispatch_scan && i < nsms; ++i) {
