@@ -133,7 +133,7 @@ void Crossbar::arbitrate(uint64_t now) {
   // Accept: every granted input takes the first grant from its pointer on; pointers
   // advance only here, so an unaccepted grant leaves its output's pointer in place.
   // (granted_inputs_ stays set until the end of the cycle: those inputs send a flit.)
-  for_each_set(granted_inputs_, 0, in_words_, [&](uint32_t i) { accept(i, now); });
+  for_each_set_bit(granted_inputs_, 0, in_words_, [&](uint32_t i) { accept(i, now); });
 }
 
 // The first input from `output`'s grant pointer on that is not connected and

@@ -44,6 +44,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "memsys/bit_set.h"
 #include "memsys/mem_packet.h"
 #include "memsys/memory_spec.h"
 #include "memsys/memory_stats.h"
@@ -81,7 +82,7 @@ class Crossbar {
   // Calls visit(output) for every output holding a packet (arrived or not), in output order.
   template <typename Visit>
   void for_each_occupied_output(Visit&& visit) const {
-    for_each_set(occupied_outputs_, 0, out_words_, visit);
+    for_each_set_bit(occupied_outputs_, 0, out_words_, visit);
   }
 
   // Nothing buffered at any input or output.
@@ -138,11 +139,6 @@ class Crossbar {
     for (uint32_t w = 0; w < words; ++w)
       if (bits[base + w] != 0) return false;
     return true;
-  }
-  template <typename Visit>
-  static void for_each_set(const std::vector<uint64_t>& bits, size_t base, uint32_t words, Visit&& visit) {
-    for (uint32_t w = 0; w < words; ++w)
-      for (uint64_t word = bits[base + w]; word; word &= word - 1) visit(w * 64 + uint32_t(std::countr_zero(word)));
   }
   void file(uint32_t input, uint32_t output, const MemPacket& p, uint64_t now);
   void arbitrate(uint64_t now);

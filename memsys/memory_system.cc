@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "memsys/bit_set.h"
+
 namespace lockstep {
 
 namespace {
@@ -26,12 +28,6 @@ void publish_held(std::vector<LatchedQueue<MemPacket>>& queues, const std::vecto
       queues[w * 64 + uint32_t(std::countr_zero(word))].publish_pops();
     held_before[w] = holding[w];
   }
-}
-// Calls visit(i) for every set bit i, in increasing order.
-template <typename Visit>
-void for_each_bit(const std::vector<uint64_t>& bits, Visit&& visit) {
-  for (uint32_t w = 0; w < bits.size(); ++w)
-    for (uint64_t word = bits[w]; word; word &= word - 1) visit(w * 64 + uint32_t(std::countr_zero(word)));
 }
 }  // namespace
 
@@ -126,7 +122,7 @@ void MemorySystem::request_net_cycle(uint64_t cycle) {
   // SM ports -> request crossbar: one packet per cluster per cycle, from the
   // clusters of the SMs with requests (in increasing order, so each once).
   uint32_t previous = UINT32_MAX;
-  for_each_bit(requesting_sms_, [&](uint32_t sm) {
+  for_each_set_bit(requesting_sms_, 0, requesting_sms_.size(), [&](uint32_t sm) {
     const uint32_t c = cluster_of(sm);
     if (c != previous) inject_request(c, cycle);
     previous = c;
@@ -162,7 +158,7 @@ void MemorySystem::inject_request(uint32_t c, uint64_t cycle) {
 
 void MemorySystem::reply_net_cycle(uint64_t cycle) {
   // Slice outboxes -> reply crossbar: one packet per slice per cycle.
-  for_each_bit(replying_slices_, [&](uint32_t s) {
+  for_each_set_bit(replying_slices_, 0, replying_slices_.size(), [&](uint32_t s) {
     LatchedQueue<MemPacket>& outbox = from_slice_[s];
     if (outbox.empty() || !reply_net_->can_inject(s, outbox.front())) return;
     reply_net_->inject(s, cluster_of(outbox.front().sm), outbox.front(), cycle);
