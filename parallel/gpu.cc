@@ -288,6 +288,10 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   // The cycle since which the next job could start (it does kernel_launch_latency later).
   constexpr uint64_t kNotReady = UINT64_MAX;
   uint64_t ready_since = kNotReady;
+  // A kernel's occupancy on these SMs (std::invalid_argument when a block cannot fit).
+  const auto occupancy_of = [&](const KernelInfo& info) {
+    return compute_occupancy(spec_.sm, KernelShape{info.threads_per_block(), info.nregs, info.shmem_bytes});
+  };
   // Blocks a kernel's launch dispatches at once: a full load of every SM.
   const auto first_wave = [&](const Occupancy& o) { return uint32_t(sms_.size()) * o.blocks_per_sm; };
   // The next job's blocks, opened when the job before it launched so that
@@ -313,7 +317,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     if (memory_)
       for (const MemcpyHtoD& copy : job.copies_before) memory_->copy_to_device(copy.address, copy.bytes);
     try {
-      rk.launch.occupancy = compute_occupancy(spec_.sm, KernelShape{info.threads_per_block(), info.nregs, info.shmem_bytes});
+      rk.launch.occupancy = occupancy_of(info);
     } catch (const std::invalid_argument& e) {
       throw SimulationError("kernel " + std::to_string(info.kernel_id) + " (" + info.name.substr(0, 60) +
                             ") cannot run on " + spec_.name + ": " + e.what());
@@ -337,10 +341,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     if (next_job < jobs.size() && std::none_of(running.begin(), running.end(), [&](const RunningKernel& r) {
           return r.launch.kernel_index == jobs[next_job].kernel_index;
         })) {
-      const KernelInfo& next = m.kernels.at(jobs[next_job].kernel_index);
       try {
-        const Occupancy occupancy =
-            compute_occupancy(spec_.sm, KernelShape{next.threads_per_block(), next.nregs, next.shmem_bytes});
+        const Occupancy occupancy = occupancy_of(m.kernels.at(jobs[next_job].kernel_index));
         if ((prefetched = trace.open_blocks_ahead(jobs[next_job].kernel_index, first_wave(occupancy))))
           prefetched_job = next_job;
       } catch (const std::invalid_argument&) {

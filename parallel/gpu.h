@@ -97,8 +97,9 @@ struct GpuRunOptions {
   std::optional<uint64_t> shuffle_seed;  // tick clusters in a random order each cycle
   // Tests only: a deliberately unlatched coupling — each SM, before it ticks,
   // reads its neighbour's live instruction count and skips the cycle when it
-  // is odd (unless a block was just dispatched to it). Its result depends on tick order and threads (a data race when
-  // threaded): the identity checks must catch it. Never use it otherwise.
+  // is odd (unless a block was just dispatched to it). Its result depends on
+  // tick order and threads (a data race when threaded): the identity checks
+  // must catch it. Never use it otherwise.
   bool unlatched_coupling_for_tests = false;
   bool fast_forward = true;   // jump over cycles in which nothing can change (results are the same)
   bool pin_threads = false;   // pin thread i to CPU i (parallel/thread_affinity.h)
@@ -150,12 +151,12 @@ class Gpu {
   // Thread `t`'s share of core cycle `now` (phase B of the cycle): its own
   // pieces, then any another thread has not started.
   void run_share(uint32_t t, uint64_t now);
-  // Piece i of thread `owner`'s share (its units, then its clusters).
   // What a thread's pieces tell the leader: see ThreadTally.
   struct PieceTally {
     uint64_t quiet_until = 0;
     bool views_changed = false;
   };
+  // Piece i of thread `owner`'s share (its units, then its clusters).
   void run_piece(uint32_t owner, uint32_t i, uint64_t now, PieceTally& tally);
   void run_unit(uint32_t unit);
   // Timing of one piece (clusters, then units) while measuring: start, then add to item_ns_[item].

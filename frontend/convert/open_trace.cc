@@ -14,7 +14,7 @@ namespace {
 
 class ContainerBlockCursor : public BlockCursor {
  public:
-  explicit ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel) : stream_(reader, kernel) {}
+  ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel) : stream_(reader, kernel) {}
   ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead, BlockStream::Ahead ahead)
       : stream_(reader, kernel, chunks_ahead, ahead) {}
   bool next(BlockTrace& out) override { return stream_.next(out); }
