@@ -4,6 +4,7 @@
 // an L1 data cache whose ports a fixed-latency responder serves) until it is idle.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <memory>
@@ -105,6 +106,35 @@ class Script {
     return now;
   }
   const SmStats& stats() const { return stats_; }
+
+  // How the dispatcher hands blocks over: Sm::accept between cycles, or
+  // Sm::offer (accepted at the start of the SM's tick of the same cycle).
+  enum class Handover { kAccept, kOffer };
+  // Runs `first` from cycle 0 and `second` dispatched at cycle `second_at`
+  // (before that cycle's tick) on a fresh SM; returns total cycles and
+  // records every issue.
+  uint64_t run_two(const BlockTrace& first, const BlockTrace& second, uint64_t second_at, Handover how,
+                   std::vector<Issue>* issues) {
+    program_.extend(table_);
+    Sm sm(0, spec_);
+    sm.set_issue_observer([issues](uint64_t c, uint32_t w, const Dim3&, uint32_t i) { issues->push_back({c, w, i}); });
+    KernelLaunch l;
+    l.program = &program_;
+    l.warps_per_block = uint32_t(std::max(first.warps.size(), second.warps.size()));
+    l.occupancy = compute_occupancy(spec_, KernelShape{32 * l.warps_per_block, 32, 0});
+    auto hand_over = [&](const BlockTrace& b, uint64_t now) {
+      if (how == Handover::kAccept) sm.accept(l, std::make_unique<BlockTrace>(b), now);
+      else sm.offer(l, std::make_unique<BlockTrace>(b), now);
+    };
+    hand_over(first, 0);
+    uint64_t now = 0;
+    for (;; ++now) {
+      if (now == second_at) hand_over(second, now);
+      if (!sm.tick(now) && now >= second_at) break;
+    }
+    stats_ = sm.take_stats();
+    return now;
+  }
 
   // Memory below the L1 for run_with_memory: answers every request after a fixed latency.
   struct MemoryLog {

@@ -34,6 +34,42 @@ TEST(SmRules, DependentChainTakesLatencyPerInstruction) {
   for (uint32_t n : {2u, 5u, 16u}) EXPECT_EQ(dependent_chain(n), c1 + (n - 1) * kSpLatency) << n;
 }
 
+// The threaded dispatcher offers a block (Sm::offer) and the SM accepts it at
+// the start of its own tick: every issue, cycle and counter must be what
+// accept() before the tick gives, for a block at cycle 0 and one dispatched
+// while the first runs or after it has finished.
+TEST(SmRules, AnOfferedBlockRunsExactlyAsAnAcceptedOne) {
+  for (uint32_t first_warps : {1u, 6u})
+  for (uint64_t second_at : {1u, 7u, 41u, 63u}) {
+    std::vector<Script::Issue> issues[2];
+    uint64_t cycles[2];
+    SmStats stats[2];
+    for (Script::Handover how : {Script::Handover::kAccept, Script::Handover::kOffer}) {
+      Script s(test_spec());
+      const uint32_t ffma = s.inst("FFMA", {1}, {1, 2}), iadd = s.inst("IADD3", {11}, {2, 3});
+      BlockTrace first, second;
+      for (uint32_t w = 0; w < first_warps; ++w)
+        for (uint32_t i = 0; i < 5 + w; ++i) s.add(first, w, i % 2 ? ffma : iadd);
+      for (uint32_t w = 0; w < 3; ++w)
+        for (uint32_t i = 0; i < 4; ++i) s.add(second, w, ffma);
+      const size_t k = how == Script::Handover::kOffer;
+      cycles[k] = s.run_two(first, second, second_at, how, &issues[k]);
+      stats[k] = s.stats();
+    }
+    ASSERT_EQ(issues[0].size(), issues[1].size()) << second_at;
+    for (size_t i = 0; i < issues[0].size(); ++i) {
+      EXPECT_EQ(issues[0][i].cycle, issues[1][i].cycle) << second_at << " issue " << i;
+      EXPECT_EQ(issues[0][i].warp, issues[1][i].warp) << second_at << " issue " << i;
+      EXPECT_EQ(issues[0][i].index, issues[1][i].index) << second_at << " issue " << i;
+    }
+    EXPECT_EQ(cycles[0], cycles[1]) << second_at;
+    EXPECT_EQ(stats[0].blocks_launched, 2u);
+    EXPECT_EQ(stats[0].blocks_launched, stats[1].blocks_launched);
+    EXPECT_EQ(stats[0].warp_insts, stats[1].warp_insts);
+    EXPECT_EQ(stats[0].cycles_active, stats[1].cycles_active);
+  }
+}
+
 TEST(SmRules, IndependentInstructionsIssueAtTheInitiationInterval) {
   auto run = [](uint32_t n) {
     Script s(test_spec());
