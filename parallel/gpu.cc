@@ -546,18 +546,15 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       ++now;
       break;
     }
-    if (!running.empty()) {
-      bool any_busy = false;  // blocks dispatched and not retired
-      for (const RunningKernel& rk : running) any_busy |= rk.dispatched > rk.retired;
-      bool any_waiting = false;
-      for (const RunningKernel& rk : running) any_waiting |= bool(rk.next);
-      if (!any_busy && any_waiting) {
-        // Nothing resident, yet a block is waiting: it can never fit.
-        const RunningKernel& rk = running.front();
+    // A waiting block that does not fit even an empty SM can never run. (Every
+    // SM may also have just emptied with blocks still waiting: the next
+    // dispatch places them.)
+    bool any_busy = false;  // blocks dispatched and not retired
+    for (const RunningKernel& rk : running) any_busy |= rk.dispatched > rk.retired;
+    for (const RunningKernel& rk : running)
+      if (!any_busy && rk.next && !Sm::can_accept(Sm::Residency{}, rk.launch, spec_.sm))
         throw SimulationError("kernel " + std::to_string(m.kernels[rk.launch.kernel_index].kernel_id) +
                               ": no SM can take a block of " + std::to_string(rk.launch.warps_per_block) + " warps");
-      }
-    }
 
     // Watchdog: warp instructions must keep issuing while blocks are resident.
     if (now + 1 >= next_watchdog) {

@@ -1,8 +1,11 @@
 // Kernels on different CUDA streams overlap when the config allows it; kernels
-// on one stream never do.
+// on one stream never do. Blocks that wait for an SM to empty go there in the
+// cycles right after it does.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "frontend/text/text_trace_source.h"
 #include "parallel/config/gpu_config.h"
@@ -12,17 +15,22 @@
 namespace lockstep {
 namespace {
 
-void write_kernel(const std::filesystem::path& file, uint32_t id, uint32_t stream) {
+// A kernel of `blocks` one-warp blocks, each a chain of `insts` dependent FFMAs.
+void write_kernel(const std::filesystem::path& file, uint32_t id, uint32_t stream, uint32_t blocks = 1,
+                  int insts = 100) {
   std::ofstream out(file);
-  out << "-kernel name = chain" << id << "\n-kernel id = " << id << "\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
-      << "-shmem = 0\n-nregs = 16\n-binary version = 70\n-cuda stream id = " << stream
-      << "\n-accelsim tracer version = 3\n\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 100\n";
-  for (int i = 0; i < 100; ++i) {
-    char line[64];
-    std::snprintf(line, sizeof line, "%04x ffffffff 1 R1 FFMA 2 R1 R2 0\n", i * 16);
-    out << line;
+  out << "-kernel name = chain" << id << "\n-kernel id = " << id << "\n-grid dim = (" << blocks
+      << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 70\n-cuda stream id = " << stream
+      << "\n-accelsim tracer version = 3\n\n";
+  for (uint32_t b = 0; b < blocks; ++b) {
+    out << "#BEGIN_TB\nthread block = " << b << ",0,0\nwarp = 0\ninsts = " << insts << "\n";
+    for (int i = 0; i < insts; ++i) {
+      char line[64];
+      std::snprintf(line, sizeof line, "%04x ffffffff 1 R1 FFMA 2 R1 R2 0\n", i * 16);
+      out << line;
+    }
+    out << "#END_TB\n";
   }
-  out << "#END_TB\n";
 }
 
 SimulationReport run(const std::filesystem::path& dir, bool concurrent) {
@@ -55,6 +63,36 @@ TEST(KernelOverlap, DifferentStreamsOverlapOnlyWhenAllowed) {
     else
       EXPECT_LT(overlap.gpu_cycles, one + 10 + one / 2);  // the second started 10 cycles after the first
   }
+}
+
+// One SM that holds one block at a time: every SM is empty when a block
+// retires while the next waits. That is no error; each next block starts in
+// the cycles right after, the same gap each time, on every schedule.
+TEST(KernelDispatch, BlocksWaitingForTheOnlySmRunOneAfterAnother) {
+  const GpuSpec spec = load_gpu_spec("QV100", {"gpu.sms=1", "sm.max_blocks=1"});
+  std::vector<uint64_t> cycles;
+  for (uint32_t blocks : {1u, 2u, 3u}) {
+    test::ScratchDir dir("dispatch");
+    write_kernel(dir / "kernel-1.traceg", 1, 0, blocks, 20);
+    std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\n";
+    SimulationReport seq;
+    for (const char* schedule : {"seq", "para1"}) {
+      TextTraceSource src(dir.path(), nullptr);
+      SimulationOptions o;
+      o.perfect_memory = true;
+      o.schedule = schedule;
+      o.threads = schedule == std::string("seq") ? 1 : 2;
+      const SimulationReport r = simulate(src, spec, o);
+      ASSERT_EQ(r.kernels.size(), 1u);
+      EXPECT_EQ(r.kernels[0].stats.blocks_launched, blocks) << schedule;
+      if (o.threads == 1) seq = r;
+      else EXPECT_EQ(r.gpu_cycles, seq.gpu_cycles) << blocks << " blocks";
+    }
+    cycles.push_back(seq.gpu_cycles);
+  }
+  const uint64_t gap = cycles[1] - cycles[0];
+  EXPECT_LT(gap, cycles[0]);  // the second block finds the instructions in the I-cache
+  EXPECT_EQ(cycles[2] - cycles[1], gap);
 }
 
 }  // namespace
