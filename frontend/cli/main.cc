@@ -6,6 +6,7 @@
 #include <string>
 
 #include "frontend/cli/commands.h"
+#include "frontend/trace/version.h"
 
 namespace {
 
@@ -37,6 +38,10 @@ int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("lockstep %s\n", lockstep::kVersion);
+    return 0;
   }
   for (const Subcommand& c : kSubcommands) {
     if (std::strcmp(argv[1], c.name) != 0) continue;
