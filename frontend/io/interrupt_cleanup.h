@@ -8,11 +8,14 @@
 // install() blocks the three signals in the calling thread, and so in every
 // thread started after it, and starts one thread that waits for them: the
 // removal runs in that thread, outside a signal handler. Call it first thing
-// in main(). Without install() the signals act as by default and only the
-// ordinary error paths remove temporaries.
+// in main(). A child made by fork() has them unblocked again (std::system
+// children do not: use fork and exec). Without install() the signals act as
+// by default and only the ordinary error paths remove temporaries.
 //
 // The registry is process-wide because a signal is: it is the one shared
 // state here, guarded by a mutex.
+#include <sys/types.h>
+
 #include <filesystem>
 
 namespace lockstep {
@@ -24,6 +27,9 @@ class InterruptCleanup {
   static void add(const std::filesystem::path& temp);
   // Forgets it: it was renamed into place or removed.
   static void forget(const std::filesystem::path& temp);
+  // A child process that gets the same signal first (a benchmark's `lockstep`).
+  static void add_child(pid_t pid);
+  static void forget_child(pid_t pid);
 };
 
 }  // namespace lockstep
