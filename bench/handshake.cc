@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "parallel/semaphore.h"
 
 using namespace lockstep;
@@ -137,6 +138,10 @@ void print(const char* kind, unsigned workers, uint64_t work_ns, uint64_t cycles
 }  // namespace
 
 int main(int argc, char** argv) {
+  constexpr const char* kUsage =
+      "usage: handshake [--cycles N] [--work-cycles N] [--work-ns NS] [--hint auto|dedicated|oversubscribed]\n"
+      "Median, p90 and mean per-cycle leader/worker handshake of both semaphore kinds, 1, 3 and 7 workers.\n";
+  if (lockstep::bench::wants_help(argc, argv, kUsage)) return 0;
   uint64_t cycles = 200'000, work_cycles = 50'000, work_ns = 5000;
   Hint hint = Hint::kAuto;
   for (int i = 1; i < argc; ++i) {
@@ -151,9 +156,7 @@ int main(int argc, char** argv) {
                                                  : Hint::kAuto;
       ++i;
     } else {
-      std::fprintf(stderr,
-                   "usage: handshake [--cycles N] [--work-cycles N] [--work-ns NS] "
-                   "[--hint auto|dedicated|oversubscribed]\n");
+      std::fputs(kUsage, stderr);
       return 2;
     }
   }

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "frontend/convert/open_trace.h"
 #include "frontend/gen/workload_generator.h"
 #include "memsys/mem_packet.h"
@@ -84,8 +85,18 @@ void row(const char* workload, const char* level, double bytes, double seconds, 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (lockstep::bench::wants_help(argc, argv,
+                                  "usage: mem_bandwidth [--gpu QV100] [--size 1M] [--arch sm70|sm80] [--workload NAME] "
+                                  "[--workdir DIR]\n"
+                                  "Bandwidth attained by stream_copy (DRAM), l2_read (L2) and l1_read (L1D) against the "
+                                  "configured peaks.\n"))
+    return 0;
   std::string gpu = "QV100", size = "1M", arch, only;
   fs::path workdir = fs::temp_directory_path() / ("lockstep-membench-" + std::to_string(getpid()));
+  if (argc % 2 == 0) {
+    std::fprintf(stderr, "option %s needs a value (see --help)\n", argv[argc - 1]);
+    return 2;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--gpu") gpu = v;
@@ -98,6 +109,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  const lockstep::bench::ScratchDir scratch(workdir);  // removed on any exit, also by SIGINT/SIGTERM
   try {
     const GpuSpec spec = load_gpu_spec(gpu);
     const MemorySpec& m = spec.memory;
@@ -130,7 +142,6 @@ int main(int argc, char** argv) {
     std::printf("%-12s %-5s %12s %10s %10s %10s %8s %8s  %s\n", "workload", "level", "MB moved", "cycles", "GB/s",
                 "peak GB/s", "of peak", "wall s", "notes");
 
-    fs::create_directories(workdir);
     for (const char* w : {"stream_copy", "l2_read", "l1_read"}) {
       if (!only.empty() && only != w) continue;
       g.workload = w;
@@ -165,11 +176,8 @@ int main(int argc, char** argv) {
         row(w, "L1D", 32.0 * double(t.sm.global_ld_sectors), seconds, l1_peak, t, note);
       }
     }
-    fs::remove_all(workdir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mem_bandwidth: %s\n", e.what());
-    std::error_code ec;
-    fs::remove_all(workdir, ec);
     return 1;
   }
   return 0;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "frontend/gen/workload_generator.h"
 
 namespace fs = std::filesystem;
@@ -46,17 +47,8 @@ Run run_lockstep(const fs::path& lockstep, const std::string& trace, const std::
     argv.push_back("--gpu");
     argv.push_back(gpu);
   }
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
   rusage usage{};
-  wait4(pid, &status, 0, &usage);
+  const int status = lockstep::bench::run_child(argv, &usage);
   Run r;
   r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   r.rss_mb = double(usage.ru_maxrss) / 1024.0;
@@ -86,6 +78,16 @@ void print(const std::string& name, const Run& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (lockstep::bench::wants_help(argc, argv,
+                                  "usage: sim_throughput [--size 2M] [--gpu QV100] [--memory full|perfect] "
+                                  "[--traces DIR] [--workdir DIR]\n"
+                                  "Single-thread `lockstep run` over generated workloads at two sizes and the real "
+                                  "sample traces: warp instructions/s, cycles/s, peak RSS.\n"))
+    return 0;
+  if (argc % 2 == 0) {
+    std::fprintf(stderr, "option %s needs a value (see --help)\n", argv[argc - 1]);
+    return 2;
+  }
   std::string size = "2M", gpu = "QV100", memory = "full";
   fs::path traces = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
   fs::path workdir = fs::temp_directory_path() / ("lockstep-simbench-" + std::to_string(getpid()));
@@ -102,12 +104,12 @@ int main(int argc, char** argv) {
     }
   }
   const fs::path lockstep = fs::canonical("/proc/self/exe").parent_path().parent_path() / "lockstep";
-  fs::create_directories(workdir);
-  const fs::path json = workdir / "stats.json";
   if (memory != "full" && memory != "perfect") {
     std::fprintf(stderr, "--memory: expected full or perfect\n");
     return 2;
   }
+  const lockstep::bench::ScratchDir scratch(workdir);  // removed on any exit, also by SIGINT/SIGTERM
+  const fs::path json = workdir / "stats.json";
   const bool perfect = memory == "perfect";
   std::printf("sim_throughput: lockstep run%s, 1 thread, GPU %s (real traces: their own architecture)\n",
               perfect ? " --perfect-memory" : " (full memory system)", gpu.c_str());
@@ -127,7 +129,7 @@ int main(int argc, char** argv) {
       lockstep::generate_trace(g, dir);
       const fs::path lst = dir.string() + ".lst";
       const std::string conv = "'" + lockstep.string() + "' convert '" + dir.string() + "' -o '" + lst.string() + "' --quiet";
-      if (std::system(conv.c_str()) != 0) return 1;
+      if (lockstep::bench::run_shell(conv) != 0) return 1;
       fs::remove_all(dir);
       const char* kind = std::string(w) == "gemm" ? "compute" : "memory";
       print(std::string(w) + " (" + kind + ") " + std::to_string(n / 1000) + "K", run_lockstep(lockstep, lst.string(), gpu, json, perfect));
@@ -137,6 +139,5 @@ int main(int argc, char** argv) {
   for (const char* t : {"vectoradd-sm80", "bfs-rodinia-sm80", "matrixmul-sm61", "flashinfer-gemm-sm80/traces",
                         "lud-kernel8-sm70"})
     if (fs::exists(traces / t)) print(std::string("real: ") + t, run_lockstep(lockstep, (traces / t).string(), "", json, perfect));
-  fs::remove_all(workdir);
   return 0;
 }

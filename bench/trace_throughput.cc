@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.h"
 #include "frontend/container/block_stream.h"
 #include "frontend/container/container_reader.h"
 #include "frontend/gen/workload_generator.h"
@@ -51,18 +52,10 @@ struct ChildRun {
 
 // Runs argv as a child; wall time and the child's peak resident set.
 ChildRun run_child(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
   const auto t0 = Clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execv(args[0], args.data());
-    _exit(127);
-  }
   ChildRun r;
   rusage usage{};
-  wait4(pid, &r.status, 0, &usage);
+  r.status = lockstep::bench::run_child(argv, &usage);
   r.seconds = seconds_since(t0);
   r.max_rss_kb = usage.ru_maxrss;
   return r;
@@ -164,7 +157,7 @@ int run_one(const Options& o, const std::string& workload, const fs::path& workd
   for (const auto& e : fs::directory_iterator(text)) {
     if (e.path().extension() != ".traceg") continue;
     const std::string cmd = "xz -6 -T1 -c '" + e.path().string() + "' > '" + (xz / e.path().filename()).string() + ".xz'";
-    if (std::system(cmd.c_str()) != 0) {
+    if (lockstep::bench::run_shell(cmd) != 0) {
       std::fprintf(stderr, "xz failed\n");
       return 1;
     }
@@ -251,6 +244,14 @@ int run_one(const Options& o, const std::string& workload, const fs::path& workd
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (lockstep::bench::wants_help(
+          argc, argv,
+          "usage: trace_throughput [--size 5M] [--workload gemm] [--workdir DIR] [--jobs N]\n"
+          "                        [--repeat R]     (each decode/parse rate: best of R passes)\n"
+          "                        [--large-gb G]   (also convert a >= G GB text trace, RSS only)\n"
+          "       trace_throughput --all [--size 2M] [--repeat R] ...\n"
+          "                        every workload in turn, then one table of them all\n"))
+    return 0;
   Options o;
   o.workdir = fs::temp_directory_path() / ("lockstep-bench-" + std::to_string(getpid()));
   bool all = false, size_given = false;
@@ -276,6 +277,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  const lockstep::bench::ScratchDir scratch(o.workdir);  // removed on any exit, also by SIGINT/SIGTERM
   if (!all) {
     Row row;
     return run_one(o, o.workload, o.workdir, row);

@@ -1,10 +1,9 @@
 #include "parallel/stats_report.h"
 
-#include <unistd.h>
-
 #include <cinttypes>
-#include <filesystem>
-#include <stdexcept>
+
+#include "frontend/io/output_file.h"
+#include "frontend/trace/version.h"
 
 namespace lockstep {
 namespace {
@@ -61,17 +60,40 @@ void json_stats(std::string& out, const std::vector<StatValue>& stats) {
   for (size_t i = 0; i < stats.size(); ++i) {
     if (i) out += ", ";
     json_string(out, stats[i].name);
-    char buf[64];
-    if (stats[i].is_integer)
-      std::snprintf(buf, sizeof buf, ": %" PRIu64, stats[i].integer);
-    else
-      std::snprintf(buf, sizeof buf, ": %.6f", stats[i].real);
-    out += buf;
+    out += ": " + stat_text(stats[i]);
   }
   out += "}";
 }
 
+void json_producer(std::string& out, const RunProvenance& p) {
+  out += "\"producer\": {\"tool\": \"lockstep\", \"version\": ";
+  json_string(out, kVersion);
+  out += ", \"model\": ";
+  json_string(out, p.model);
+  out += ", \"trace\": ";
+  json_string(out, p.trace);
+  out += ", \"gpu_config\": ";
+  json_string(out, p.gpu_config);
+  out += ", \"sets\": [";
+  for (size_t i = 0; i < p.sets.size(); ++i) {
+    if (i) out += ", ";
+    json_string(out, p.sets[i]);
+  }
+  out += "], \"command_line\": ";
+  json_string(out, p.command_line);
+  out += "},\n ";
+}
+
 }  // namespace
+
+std::string stat_text(const StatValue& v) {
+  char buf[64];
+  if (v.is_integer)
+    std::snprintf(buf, sizeof buf, "%" PRIu64, v.integer);
+  else
+    std::snprintf(buf, sizeof buf, "%.6f", v.real);
+  return buf;
+}
 
 std::vector<StatValue> kernel_stats(const SimulationReport& r, const KernelReport& k) {
   std::vector<StatValue> out = derive(r, k.stats, k.memory, k.cycles, k.occupancy.occupancy(), 1);
@@ -97,8 +119,10 @@ std::vector<StatValue> total_stats(const SimulationReport& r) {
   return out;
 }
 
-std::string stats_json(const SimulationReport& r) {
-  std::string out = "{\"gpu\": ";
+std::string stats_json(const SimulationReport& r, const RunProvenance& provenance) {
+  std::string out = "{";
+  json_producer(out, provenance);
+  out += "\"gpu\": ";
   json_string(out, r.gpu);
   out += ", \"kernels\": [";
   for (size_t i = 0; i < r.kernels.size(); ++i) {
@@ -186,18 +210,8 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
   std::fprintf(out, "\n");
 }
 
-void write_file_atomically(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw std::runtime_error(path + ": cannot create");
-  const bool ok = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
-  if (std::fclose(f) != 0 || !ok) {
-    std::filesystem::remove(tmp);
-    throw std::runtime_error(path + ": write failed");
-  }
-  std::filesystem::rename(tmp, path);
+void write_stats_json(const SimulationReport& r, const RunProvenance& provenance, const std::string& path) {
+  write_output_file(path, stats_json(r, provenance));
 }
-
-void write_stats_json(const SimulationReport& r, const std::string& path) { write_file_atomically(path, stats_json(r)); }
 
 }  // namespace lockstep

@@ -20,16 +20,25 @@ struct StatValue {
   double real = 0;
 };
 
+// The value as every output prints it: an integer exactly, a double with 6 decimals.
+std::string stat_text(const StatValue& value);
+
 std::vector<StatValue> kernel_stats(const SimulationReport& report, const KernelReport& kernel);
 std::vector<StatValue> total_stats(const SimulationReport& report);
 
-std::string stats_json(const SimulationReport& report);
+// What produced a report, recorded in the JSON as "producer".
+struct RunProvenance {
+  std::string trace;                // the trace as given to the command, made absolute
+  std::string gpu_config;           // --gpu NAME or --config FILE as resolved ("" = none given)
+  std::vector<std::string> sets;    // every --set, in order
+  std::string model = "cycle";      // the timing model
+  std::string command_line;         // the command, shell-quoted
+};
+
+std::string stats_json(const SimulationReport& report, const RunProvenance& provenance = {});
 void print_summary(std::FILE* out, const SimulationReport& report);
-// Writes the JSON to `path` through a temporary file renamed on success.
-void write_stats_json(const SimulationReport& report, const std::string& path);
-// Writes `contents` to a temporary file beside `path` and renames it over
-// `path`, so a failed or interrupted write never leaves a partial file.
-void write_file_atomically(const std::string& path, const std::string& contents);
+// Writes the JSON to the output `path` (frontend/io/output_file.h: "-", devices, symlinks).
+void write_stats_json(const SimulationReport& report, const RunProvenance& provenance, const std::string& path);
 
 // Share of the run's wall time the leader spent waiting at the per-cycle join.
 double handshake_wait_share(const SimulationReport& r);

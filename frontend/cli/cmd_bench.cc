@@ -1,4 +1,4 @@
-// lockstep bench TRACE [--threads 1,2,4] [--schedule para1,para2] [--partition ...] [--repeat R] [--csv FILE]
+// lockstep bench TRACE [--threads 1,2,4] [--schedules para1,para2] [--partition ...] [--repeat R] [--csv FILE]
 // Times a trace on the sequential schedule and on every (schedule, thread
 // count), repetitions interleaved in one process run; prints per
 // configuration the median wall time, rates, speedup and efficiency against
@@ -14,7 +14,9 @@
 
 #include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
+#include "frontend/cli/progress_line.h"
 #include "frontend/convert/open_trace.h"
+#include "frontend/io/output_file.h"
 #include "parallel/config/gpu_config.h"
 #include "memsys/memory_system.h"
 #include "parallel/scaling_model.h"
@@ -122,11 +124,14 @@ int cmd_bench(const Args& args) {
   opts.add_options()("help,h", "show this help");
   inputs.add_to(opts);
   opts.add_options()(
-      "threads", po::value(&threads)->default_value(threads), "thread counts (the memory-side thread included)")(
-      "schedule", po::value(&schedules)->default_value(schedules), "schedules (para1, para2)")(
-      "partition", po::value(&partition)->default_value(partition), "partition of clusters to threads")(
+      "threads,thread", po::value(&threads)->default_value(threads),
+      "thread counts (the memory-side thread included; also --thread)")(
+      "schedules,schedule", po::value(&schedules)->default_value(schedules),
+      "schedules (para1, para2; seq is always the baseline; also --schedule)")(
+      "partition,partitions", po::value(&partition)->default_value(partition),
+      "partition of clusters to threads (one; also --partitions)")(
       "repeat", po::value(&repeat)->default_value(repeat), "repetitions of every configuration")(
-      "csv", po::value(&csv), "also write one row per configuration to this CSV file")(
+      "csv", po::value(&csv), "also write one row per configuration to this CSV file ('-': standard output)")(
       "cost-split", po::bool_switch(&cost_split),
       "also profile one seq run and one 2-thread para1 run: per-cycle cost of the SMs, the memory side and the serial "
       "phases, and the speedup it predicts")(
@@ -137,15 +142,25 @@ int cmd_bench(const Args& args) {
   SimulationOptions base = inputs.options();
   base.partition = partition;
   parse_partition(partition);
+  if (!csv.empty()) resolve_output(csv);  // an unwritable output is reported before the timing
   const GpuSpec spec = inputs.spec(input);
 
   std::vector<Config> configs;
   configs.push_back(Config{"seq", 1, {}, {}, 0, 0});
   for (const std::string& s : split_list(schedules)) {
-    if (parse_schedule(s) == Schedule::kSeq) continue;
+    if (parse_schedule(s) == Schedule::kSeq) {
+      std::fprintf(stderr, "lockstep bench: note: dropping schedule seq from --schedules: it is always run, on one "
+                           "thread, as the baseline\n");
+      continue;
+    }
     for (uint32_t n : parse_thread_list(threads))
-      if (n > 1) configs.push_back(Config{s, n, {}, {}, 0, 0});
+      if (n > 1)
+        configs.push_back(Config{s, n, {}, {}, 0, 0});
+      else
+        std::fprintf(stderr, "lockstep bench: note: dropping %s on 1 thread: a threaded schedule needs 2 or more; "
+                             "seq on 1 thread is the baseline\n", s.c_str());
   }
+  ProgressLine progress;
   for (uint32_t r = 0; r < repeat; ++r)
     for (Config& c : configs) {
       SimulationOptions o = base;
@@ -160,10 +175,12 @@ int cmd_bench(const Args& args) {
         c.warp_insts += k.stats.warp_insts;
         c.cycles += k.cycles;
       }
-      std::fprintf(stderr, "\rbench: repetition %u/%u, %s on %u thread(s): %.3f s      ", r + 1, repeat,
-                   c.schedule.c_str(), c.threads, rep.wall_seconds);
+      char line[160];
+      std::snprintf(line, sizeof line, "bench: repetition %u/%u, %s on %u thread(s): %.3f s", r + 1, repeat,
+                    c.schedule.c_str(), c.threads, rep.wall_seconds);
+      progress.update(line);
     }
-  std::fprintf(stderr, "\n");
+  progress.finish();
 
   const double base_wall = median(configs.front().wall);
   std::string rows = "threads,schedule,wall_s,warp_insts_per_s,cycles_per_s,speedup,efficiency,handshake_wait_share\n";
@@ -182,7 +199,7 @@ int cmd_bench(const Args& args) {
                   speedup, speedup / c.threads, wait);
     rows += row;
   }
-  if (!csv.empty()) write_file_atomically(csv, rows);
+  if (!csv.empty()) write_output_file(csv, rows);
   if (cost_split) print_cost_split(input, spec, base, parse_thread_list(predict), base_wall);
   return 0;
 }

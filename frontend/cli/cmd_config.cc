@@ -1,9 +1,11 @@
-// lockstep config [--gpu NAME | --config FILE] [--set k=v]... [--dump] [--list] [--keys]
+// lockstep config [--gpu NAME | --config FILE] [--set k=v]... [--dump] [--list] [--keys] [-o FILE]
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
 
+#include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
+#include "frontend/io/output_file.h"
 #include "parallel/config/gpu_config.h"
 
 namespace po = boost::program_options;
@@ -11,11 +13,11 @@ namespace po = boost::program_options;
 namespace lockstep::cli {
 
 int cmd_config(const Args& args) {
-  std::string gpu, config_file;
+  std::string gpu, config_file, output = "-";
   std::vector<std::string> sets;
   bool dump = false, list = false, keys = false;
   po::options_description opts(
-      "usage: lockstep config [--gpu NAME | --config FILE] [--set KEY=VALUE]... [--dump | --list | --keys]\n"
+      "usage: lockstep config [--gpu NAME | --config FILE] [--set KEY=VALUE]... [--dump | --list | --keys] [-o FILE]\n"
       "Loads and validates a GPU config; without --dump prints a one-line summary.\noptions");
   opts.add_options()("help,h", "show this help")("gpu", po::value(&gpu),
                                                  "shipped GPU config by name (configs/gpus/NAME.cfg, any case)")(
@@ -23,18 +25,15 @@ int cmd_config(const Args& args) {
       "set", po::value(&sets)->composing(), "override a config key: --set sm.max_warps=48 (repeatable)")(
       "dump", po::bool_switch(&dump), "print the effective config: every key, its value and description")(
       "list", po::bool_switch(&list), "list the shipped GPU configs with their descriptions")(
-      "keys", po::bool_switch(&keys), "print a Markdown table of every config key");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  po::notify(vm);
+      "keys", po::bool_switch(&keys), "print a Markdown table of every config key")(
+      "output,o", po::value(&output)->default_value(output),
+      "write the --dump or --keys text to this file instead of standard output (nothing is written on an error)");
+  if (!parse_command_line(args, opts)) return 0;
+  if (output != "-") resolve_output(output);
   if (!gpu.empty() && !config_file.empty()) throw po::error("--gpu and --config are exclusive");
 
   if (keys) {
-    std::fputs(config_keys_markdown().c_str(), stdout);
+    write_output_file(output, config_keys_markdown());
     return 0;
   }
   if (list) {
@@ -56,7 +55,7 @@ int cmd_config(const Args& args) {
 
   const GpuSpec spec = config_file.empty() ? load_gpu_spec(gpu, sets) : load_gpu_spec_files({config_file}, sets);
   if (dump)
-    std::fputs(dump_gpu_spec(spec).c_str(), stdout);
+    write_output_file(output, dump_gpu_spec(spec));
   else
     std::printf("%s\n", gpu_spec_summary(spec).c_str());
   return 0;

@@ -6,6 +6,7 @@
 #include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
 #include "frontend/convert/converter.h"
+#include "frontend/io/output_target.h"
 
 namespace po = boost::program_options;
 
@@ -19,16 +20,17 @@ int cmd_convert(const Args& args) {
       "usage: lockstep convert IN -o OUT.lst [options]\n"
       "IN: an Accel-Sim trace directory, a kernelslist(.g), or one kernel-N.traceg[.xz] / raw kernel-N.trace[.xz]\n"
       "options");
-  opts.add_options()("help,h", "show this help")("output,o", po::value(&output), "output .lst file (required)")(
+  opts.add_options()("help,h", "show this help")("output,o", po::value(&output), "output .lst file (required; '-': standard output)")(
       "jobs,j", po::value(&options.jobs)->default_value(0), "worker threads (0 = all cores)")(
       "quiet,q", po::bool_switch(&quiet), "print nothing on success");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing input trace");
   if (output.empty()) throw po::error("missing -o OUT.lst");
+  resolve_output(output);  // an unwritable output is reported before the conversion
 
   const ConvertReport r = convert_text_trace(input, output, options);
   if (!quiet)
-    std::printf("converted %u kernels, %llu blocks, %llu warp instructions: %llu -> %llu bytes (%.2fx) in %.2f s (%.2f M warp insts/s)\n",
+    std::fprintf(output == "-" ? stderr : stdout, "converted %u kernels, %llu blocks, %llu warp instructions: %llu -> %llu bytes (%.2fx) in %.2f s (%.2f M warp insts/s)\n",
                 r.kernels, (unsigned long long)r.blocks, (unsigned long long)r.warp_insts,
                 (unsigned long long)r.input_bytes, (unsigned long long)r.output_bytes,
                 r.output_bytes ? double(r.input_bytes) / double(r.output_bytes) : 0.0, r.seconds,

@@ -23,6 +23,7 @@ int cmd_export(const Args& args) {
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
   if (output.empty()) throw po::error("missing -o DIR");
+  check_export_output(output);
   auto trace = open_trace(input);
   const ExportReport r = export_text_trace(*trace, output);
   if (!quiet)

@@ -41,6 +41,7 @@ int cmd_gen(const Args& args) {
   options.seed = seed;
   options.sms = sms;
   options.arch = parse_arch(arch);
+  check_gen_output(output);
   const auto start = std::chrono::steady_clock::now();
   const GenSummary s = generate_trace(options, output);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -7,9 +7,12 @@
 
 #include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
+#include "frontend/cli/progress_line.h"
 #include "frontend/convert/open_trace.h"
+#include "frontend/io/output_file.h"
 #include "parallel/config/gpu_config.h"
 #include "parallel/simulation.h"
+#include "parallel/stats_csv.h"
 #include "parallel/stats_report.h"
 
 namespace po = boost::program_options;
@@ -34,7 +37,7 @@ std::optional<uint64_t> parse_cluster_order(const std::string& text) {
 }  // namespace
 
 int cmd_run(const Args& args) {
-  std::string input, gpu, config_file, kernels, stats_json, schedule = "seq", cluster_order = "natural";
+  std::string input, gpu, config_file, kernels, stats_json, stats_csv_file, schedule = "seq", cluster_order = "natural";
   std::vector<std::string> sets;
   SimulationOptions options;
   bool perfect = false, quiet = false, no_fast_forward = false;
@@ -46,7 +49,9 @@ int cmd_run(const Args& args) {
       "config", po::value(&config_file), "GPU config file")(
       "set", po::value(&sets)->composing(), "override a config key: --set sm.max_warps=48 (repeatable)")(
       "kernels", po::value(&kernels), "simulate only these kernel ids, e.g. 1,3-5 (memcpys still apply)")(
-      "stats-json", po::value(&stats_json), "write statistics as JSON to this file")(
+      "stats-json", po::value(&stats_json), "write statistics as JSON to this file ('-': standard output)")(
+      "stats-csv", po::value(&stats_csv_file),
+      "write statistics as CSV to this file, one row per kernel and the total ('-': standard output)")(
       "perfect-memory", po::bool_switch(&perfect), "no L1D/L2/DRAM: every global/local access takes sm.perfect_memory_latency")(
       "threads", po::value(&options.threads)->default_value(1),
       "simulation threads, the memory-side thread included (any number, also more than the cores)")(
@@ -76,6 +81,16 @@ int cmd_run(const Args& args) {
   if (options.threads == 0) throw po::error("--threads must be at least 1");
   parse_schedule(schedule);
   parse_partition(options.partition);
+  // Outputs are checked before the work: an unwritable one is reported now, not after the run.
+  if (!stats_json.empty() && !stats_csv_file.empty()) {
+    auto where = [](const std::string& name) {
+      const OutputTarget t = resolve_output(name);
+      return t.is_stdout() ? std::string("-") : std::filesystem::absolute(t.path).lexically_normal().string();
+    };
+    if (where(stats_json) == where(stats_csv_file)) throw po::error("--stats-json and --stats-csv name the same output");
+  }
+  if (!stats_json.empty()) resolve_output(stats_json);
+  if (!stats_csv_file.empty()) resolve_output(stats_csv_file);
   if (options.threads > 1 && schedule == "seq" && !quiet)
     std::fprintf(stderr, "lockstep run: note: the seq schedule simulates on one thread (--threads %u ignored)\n",
                  options.threads);
@@ -95,7 +110,7 @@ int cmd_run(const Args& args) {
         expected += trace->summarize(k).warp_insts;
     }
   const auto start = std::chrono::steady_clock::now();
-  bool printed_progress = false;
+  ProgressLine progress(10.0);
   if (!quiet)
     options.progress = [&](uint32_t k, uint32_t n, uint64_t cycles, uint64_t insts) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -103,14 +118,22 @@ int cmd_run(const Args& args) {
       const double rate = double(insts) / s;
       char eta[32] = "?";
       if (expected > insts && rate > 0) std::snprintf(eta, sizeof eta, "%.0f s", double(expected - insts) / rate);
-      std::fprintf(stderr, "\rkernel %u/%u  %llu cycles  %llu warp insts  %.2f M warp insts/s  ETA %s   ", k + 1, n,
-                   (unsigned long long)cycles, (unsigned long long)insts, rate / 1e6, eta);
-      printed_progress = true;
+      char line[256];
+      std::snprintf(line, sizeof line, "kernel %u/%u  %llu cycles  %llu warp insts  %.2f M warp insts/s  ETA %s", k + 1,
+                    n, (unsigned long long)cycles, (unsigned long long)insts, rate / 1e6, eta);
+      progress.update(line);
     };
   const SimulationReport report = simulate(*trace, spec, options);
-  if (printed_progress) std::fprintf(stderr, "\n");
-  if (!stats_json.empty()) write_stats_json(report, stats_json);
-  if (!quiet) print_summary(stdout, report);
+  progress.finish();
+  RunProvenance provenance;
+  provenance.trace = std::filesystem::absolute(input).lexically_normal().string();
+  provenance.gpu_config = which;
+  provenance.sets = sets;
+  provenance.command_line = shell_command_line("lockstep run", args);
+  if (!stats_json.empty()) write_stats_json(report, provenance, stats_json);
+  if (!stats_csv_file.empty()) write_output_file(stats_csv_file, stats_csv(report));
+  // With statistics on standard output, the summary goes to stderr.
+  if (!quiet) print_summary(stats_json == "-" || stats_csv_file == "-" ? stderr : stdout, report);
   return 0;
 }
 

@@ -3,6 +3,7 @@
 // kernel with the sequential run: the determinism contract, checked.
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <optional>
 
 #include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
@@ -16,21 +17,6 @@ namespace po = boost::program_options;
 namespace lockstep::cli {
 namespace {
 
-struct Run {
-  std::string schedule, partition;
-  uint32_t threads = 1;
-  SimulationReport report;
-};
-
-std::string value_text(const StatValue& v) {
-  char buf[64];
-  if (v.is_integer)
-    std::snprintf(buf, sizeof buf, "%llu", (unsigned long long)v.integer);
-  else
-    std::snprintf(buf, sizeof buf, "%.6f", v.real);
-  return buf;
-}
-
 // The differing counters of `b` against `a` (kernel by kernel, then totals), at most `limit`.
 std::vector<std::string> differences(const SimulationReport& a, const SimulationReport& b, size_t limit) {
   std::vector<std::string> out;
@@ -40,8 +26,8 @@ std::vector<std::string> differences(const SimulationReport& a, const Simulation
           x[i].integer == y[i].integer && (x[i].is_integer || x[i].real == y[i].real))
         continue;
       const std::string name = i < x.size() ? x[i].name : y[i].name;
-      out.push_back(where + " " + name + ": " + (i < x.size() ? value_text(x[i]) : "-") + " vs " +
-                    (i < y.size() ? value_text(y[i]) : "-"));
+      out.push_back(where + " " + name + ": " + (i < x.size() ? stat_text(x[i]) : "-") + " vs " +
+                    (i < y.size() ? stat_text(y[i]) : "-"));
     }
   };
   if (a.kernels.size() != b.kernels.size())
@@ -65,9 +51,10 @@ int cmd_verify(const Args& args) {
   opts.add_options()("help,h", "show this help");
   inputs.add_to(opts);
   opts.add_options()(
-      "threads", po::value(&threads)->default_value(threads), "thread counts to try")(
-      "schedules", po::value(&schedules)->default_value(schedules), "schedules to try (seq, para1, para2)")(
-      "partitions", po::value(&partitions)->default_value(partitions), "partitions to try");
+      "threads,thread", po::value(&threads)->default_value(threads), "thread counts to try (also --thread)")(
+      "schedules,schedule", po::value(&schedules)->default_value(schedules),
+      "schedules to try (seq, para1, para2; also --schedule)")(
+      "partitions,partition", po::value(&partitions)->default_value(partitions), "partitions to try (also --partition)");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
   const SimulationOptions base = inputs.options();
@@ -78,50 +65,55 @@ int cmd_verify(const Args& args) {
 
   const GpuSpec spec = inputs.spec(input);
 
-  auto run = [&](const std::string& schedule, uint32_t n, const std::string& partition) {
+  size_t total_runs = 2;  // seq, and seq with fast-forward the other way
+  for (const std::string& schedule : schedule_list)
+    if (schedule != "seq") total_runs += thread_counts.size() * partition_list.size();
+  std::printf("lockstep verify: %s on %s, %zu runs, each compared with seq as it ends\n", input.c_str(),
+              spec.name.c_str(), total_runs);
+  std::printf("  %-8s %7s  %-12s %10s %14s  %s\n", "schedule", "threads", "partition", "wall s", "warp insts/s",
+              "counters");
+  std::fflush(stdout);
+
+  std::optional<SimulationReport> reference;
+  size_t done = 0;
+  // Runs one combination, prints its line and, on a difference, the differing counters.
+  auto run = [&](const std::string& schedule, uint32_t n, const std::string& partition, bool fast_forward,
+                 const std::string& label) {
     SimulationOptions o = base;
     o.schedule = schedule;
     o.threads = n;
     o.partition = partition;
+    o.fast_forward = fast_forward;
     auto trace = open_trace(input);
-    return Run{schedule, partition, n, simulate(*trace, spec, o)};
+    SimulationReport report = simulate(*trace, spec, o);
+    uint64_t insts = 0;
+    for (const KernelReport& k : report.kernels) insts += k.stats.warp_insts;
+    const std::vector<std::string> diff = reference ? differences(*reference, report, 10) : std::vector<std::string>{};
+    std::printf("  %-8s %7u  %-12s %10.3f %14.0f  %s\n", schedule.c_str(), n, label.c_str(), report.wall_seconds,
+                report.wall_seconds > 0 ? double(insts) / report.wall_seconds : 0.0,
+                !reference ? "reference" : diff.empty() ? "identical" : "DIFFER");
+    for (const std::string& d : diff) std::printf("    %s\n", d.c_str());
+    std::fflush(stdout);
+    ++done;
+    if (!reference) reference = std::move(report);
+    return diff.empty();
   };
-  std::vector<Run> runs;
-  runs.push_back(run("seq", 1, "contiguous"));
-  {
-    // The reference again with fast-forward the other way: jumps must not change a counter.
-    SimulationOptions o = base;
-    o.fast_forward = !base.fast_forward;
-    auto trace = open_trace(input);
-    runs.push_back(Run{"seq", o.fast_forward ? "(jumps)" : "(no jumps)", 1, simulate(*trace, spec, o)});
-    const std::vector<std::string> diff = differences(runs.front().report, runs.back().report, 10);
-    if (!diff.empty()) {
-      std::printf("lockstep verify: seq with fast-forward %s differs from seq:\n", o.fast_forward ? "on" : "off");
-      for (const std::string& d : diff) std::printf("  %s\n", d.c_str());
-      return 1;
-    }
-  }
+  bool same = run("seq", 1, "contiguous", base.fast_forward, "contiguous");
+  // The reference again with fast-forward the other way: jumps must not change a counter.
+  same = same && run("seq", 1, "contiguous", !base.fast_forward, base.fast_forward ? "(no jumps)" : "(jumps)");
   for (const std::string& schedule : schedule_list)
     for (uint32_t n : thread_counts)
       for (const std::string& partition : partition_list) {
+        if (!same) break;
         if (schedule == "seq") continue;  // one thread, no partition: the reference run
-        runs.push_back(run(schedule, n, partition));
-        const std::vector<std::string> diff = differences(runs.front().report, runs.back().report, 10);
-        if (!diff.empty()) {
-          std::printf("lockstep verify: %s, %u thread(s), %s differs from seq:\n", schedule.c_str(), n, partition.c_str());
-          for (const std::string& d : diff) std::printf("  %s\n", d.c_str());
-          return 1;
-        }
+        same = run(schedule, n, partition, base.fast_forward, partition);
       }
-  std::printf("lockstep verify: %zu runs on %s, every counter of every kernel identical to seq\n", runs.size(),
-              spec.name.c_str());
-  std::printf("  %-8s %7s  %-12s %10s %14s\n", "schedule", "threads", "partition", "wall s", "warp insts/s");
-  for (const Run& r : runs) {
-    uint64_t insts = 0;
-    for (const KernelReport& k : r.report.kernels) insts += k.stats.warp_insts;
-    std::printf("  %-8s %7u  %-12s %10.3f %14.0f\n", r.schedule.c_str(), r.threads, r.partition.c_str(),
-                r.report.wall_seconds, r.report.wall_seconds > 0 ? double(insts) / r.report.wall_seconds : 0.0);
+  if (!same) {
+    std::printf("lockstep verify: run %zu of %zu differs from seq (counters above)\n", done, total_runs);
+    return 1;
   }
+  std::printf("lockstep verify: %zu runs on %s, every counter of every kernel identical to seq\n", done,
+              spec.name.c_str());
   return 0;
 }
 

@@ -9,30 +9,68 @@
 
 #include "frontend/cli/commands.h"
 #include "frontend/convert/open_trace.h"
+#include "frontend/trace/version.h"
 #include "parallel/config/gpu_config.h"
 #include "parallel/simulation.h"
 
 namespace lockstep::cli {
 
-// Parses `args` into `opts` and the positional `positional` (named `name`).
-// Returns false after printing the options when --help was given.
-inline bool parse_command_line(const Args& args, const boost::program_options::options_description& opts,
-                               const char* name, std::string& positional) {
+// Parses `args` into `opts` and the positional arguments, named `name`
+// (nullptr: the command takes none), at most `count` of them (-1: any number)
+// into `positional`. Every command also takes --version. Returns false after
+// printing the options (--help) or the version (--version).
+inline bool parse_command_line_into(const Args& args, const boost::program_options::options_description& opts,
+                                    const char* name, boost::program_options::value_semantic* positional, int count) {
   namespace po = boost::program_options;
+  po::options_description common;
+  common.add_options()("version", "print the lockstep version");
   po::options_description hidden;
-  hidden.add_options()(name, po::value(&positional));
+  if (name) hidden.add_options()(name, positional);
   po::options_description all;
-  all.add(opts).add(hidden);
+  all.add(opts).add(common).add(hidden);
   po::positional_options_description pos;
-  pos.add(name, 1);
+  if (name) pos.add(name, count);
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
   if (vm.count("help")) {
-    std::cout << opts << "\n";
+    std::cout << opts << "\n" << common << "\n";
+    return false;
+  }
+  if (vm.count("version")) {
+    std::cout << "lockstep " << kVersion << "\n";
     return false;
   }
   po::notify(vm);
   return true;
+}
+inline bool parse_command_line(const Args& args, const boost::program_options::options_description& opts,
+                               const char* name, std::string& positional) {
+  return parse_command_line_into(args, opts, name, boost::program_options::value(&positional), 1);
+}
+inline bool parse_command_line(const Args& args, const boost::program_options::options_description& opts,
+                               const char* name, std::vector<std::string>& positional) {
+  return parse_command_line_into(args, opts, name, boost::program_options::value(&positional), -1);
+}
+inline bool parse_command_line(const Args& args, const boost::program_options::options_description& opts) {
+  return parse_command_line_into(args, opts, nullptr, nullptr, 0);
+}
+
+// The command as typed, for the record: words joined by spaces, each quoted
+// for a POSIX shell where it needs it.
+inline std::string shell_command_line(const std::string& command, const Args& args) {
+  std::string out = command;
+  for (const std::string& a : args) {
+    out += ' ';
+    if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%") ==
+                          std::string::npos) {
+      out += a;
+      continue;
+    }
+    out += '\'';
+    for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return out;
 }
 
 // The shipped config of the GPU generation a trace was recorded on.

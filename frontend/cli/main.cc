@@ -6,6 +6,7 @@
 #include <string>
 
 #include "frontend/cli/commands.h"
+#include "frontend/io/interrupt_cleanup.h"
 #include "frontend/trace/version.h"
 
 namespace {
@@ -25,6 +26,7 @@ constexpr Subcommand kSubcommands[] = {
     {"export", lockstep::cli::cmd_export, "write a .lst back as Accel-Sim text"},
     {"gen", lockstep::cli::cmd_gen, "generate a synthetic Accel-Sim trace of a named workload"},
     {"config", lockstep::cli::cmd_config, "check, summarise or dump a GPU config; list the shipped GPUs"},
+    {"diff", lockstep::cli::cmd_diff, "compare two --stats-json files: the counters that differ, largest first"},
 };
 
 void usage(std::FILE* out) {
@@ -35,6 +37,7 @@ void usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  lockstep::InterruptCleanup::install();  // before any thread: temporary outputs go on SIGINT/SIGTERM
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

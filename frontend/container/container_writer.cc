@@ -1,7 +1,5 @@
 #include "frontend/container/container_writer.h"
 
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -31,32 +29,16 @@ void set_ref(proto::FrameRef* p, uint64_t offset, uint32_t size, uint32_t crc) {
 
 }  // namespace
 
-ContainerWriter::ContainerWriter(std::filesystem::path final_path) : final_path_(std::move(final_path)) {
-  temp_path_ = final_path_;
-  temp_path_ += ".tmp-" + std::to_string(::getpid());
-  fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw TraceError(where() + ": cannot create: " + std::strerror(errno));
+ContainerWriter::ContainerWriter(std::filesystem::path final_path)
+    : final_path_(std::move(final_path)), out_(final_path_.string()) {
   unsigned char head[container::kHeadSize] = {};
   std::memcpy(head, container::kHeadMagic, 8);
   container::put_u32(head + 8, container::kFormatVersion);
   container::put_u32(head + 12, 0);
-  try {
-    write_all(head, sizeof head);
-  } catch (...) {
-    ::close(fd_);
-    std::error_code ec;
-    std::filesystem::remove(temp_path_, ec);
-    throw;
-  }
+  write_all(head, sizeof head);
 }
 
-ContainerWriter::~ContainerWriter() {
-  if (fd_ >= 0) ::close(fd_);
-  if (!committed_) {
-    std::error_code ec;
-    std::filesystem::remove(temp_path_, ec);
-  }
-}
+ContainerWriter::~ContainerWriter() = default;
 
 uint64_t ContainerWriter::bytes_written() const {
   std::lock_guard lock(mu_);
@@ -64,17 +46,8 @@ uint64_t ContainerWriter::bytes_written() const {
 }
 
 void ContainerWriter::write_all(const void* data, size_t size) {
-  const auto* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::write(fd_, p, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw TraceError(where() + ": write failed: " + std::strerror(errno));
-    }
-    p += n;
-    size -= size_t(n);
-    offset_ += uint64_t(n);
-  }
+  out_.write(std::string_view(static_cast<const char*>(data), size));
+  offset_ += size;
 }
 
 ContainerWriter::Frame ContainerWriter::write_frame(std::string_view frame) {
@@ -86,13 +59,13 @@ ContainerWriter::Frame ContainerWriter::write_frame(std::string_view frame) {
 }
 
 void ContainerWriter::check_open(const char* what) const {
-  if (committed_ || fd_ < 0) throw TraceError(where() + ": " + what + " after commit");
+  if (committed_) throw TraceError(where() + ": " + what + " after commit");
   if (!header_written_) throw TraceError(where() + ": " + what + " before write_header");
 }
 
 void ContainerWriter::write_header(const TraceManifest& manifest) {
   std::lock_guard lock(mu_);
-  if (committed_ || fd_ < 0) throw TraceError(where() + ": write_header after commit");
+  if (committed_) throw TraceError(where() + ": write_header after commit");
   if (header_written_) throw TraceError(where() + ": write_header called twice");
   proto::TraceHeader msg;
   encode_manifest(manifest, container::kFormatVersion, msg);
@@ -214,13 +187,7 @@ void ContainerWriter::commit() {
   unsigned char tail[container::kTailSize];
   container::FileTail{f.offset, f.size, f.crc, container::kFormatVersion}.write(tail);
   write_all(tail, sizeof tail);
-  if (::fsync(fd_) != 0) throw TraceError(where() + ": fsync failed: " + std::strerror(errno));
-  const int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0) throw TraceError(where() + ": close failed: " + std::strerror(errno));
-  std::error_code ec;
-  std::filesystem::rename(temp_path_, final_path_, ec);
-  if (ec) throw TraceError(final_path_.string() + ": cannot rename " + temp_path_.string() + " into place: " + ec.message());
+  out_.commit();
   committed_ = true;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
-// Writes a .lst container (layout in proto/trace.proto). Everything goes to
-// "<final_path>.tmp-<pid>" first; commit() writes the footer index and the
-// tail and renames the file into place. A writer destroyed without a
+// Writes a .lst container (layout in proto/trace.proto) to an OutputFile
+// (frontend/io/output_file.h): a regular file goes to "<final_path>.tmp-<pid>"
+// first and commit(), after the footer index and the tail, renames it into
+// place; a device or FIFO is written directly, "-" is standard output (the
+// file is written front to back, never seeked). A writer destroyed without a
 // successful commit() removes its temporary file and leaves final_path alone.
 //
 // Order: write_header() once, then add_chunk() / add_kernel_table() in any
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "frontend/container/chunk_codec.h"
+#include "frontend/io/output_file.h"
 #include "frontend/trace/kernel_info.h"
 #include "frontend/trace/static_table.h"
 
@@ -39,7 +42,8 @@ class ContainerWriter {
   void commit();
 
   const std::filesystem::path& final_path() const { return final_path_; }
-  const std::filesystem::path& temp_path() const { return temp_path_; }
+  // Where the bytes go until commit() (empty for a device, a FIFO or "-").
+  std::filesystem::path temp_path() const { return out_.temp_name(); }
   uint64_t bytes_written() const;
 
  private:
@@ -69,12 +73,11 @@ class ContainerWriter {
   void write_all(const void* data, size_t size);
   void check_open(const char* what) const;
   void add_table_locked(uint32_t kernel_index, const StaticTable& table);
-  std::string where() const { return temp_path_.string(); }
+  std::string where() const { return final_path_.string(); }
 
   mutable std::mutex mu_;
   std::filesystem::path final_path_;
-  std::filesystem::path temp_path_;
-  int fd_ = -1;
+  OutputFile out_;
   uint64_t offset_ = 0;
   bool header_written_ = false;
   bool committed_ = false;

@@ -195,7 +195,7 @@ ConvertReport convert_text_trace(const std::filesystem::path& input, const std::
           }));
 
   writer.commit();
-  report.output_bytes = std::filesystem::file_size(output);
+  report.output_bytes = writer.bytes_written();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

@@ -1,9 +1,8 @@
 #include "frontend/convert/exporter.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 
+#include "frontend/io/output_directory.h"
 #include "frontend/text/text_writer.h"
 #include "frontend/trace/trace_error.h"
 
@@ -44,51 +43,48 @@ class OutFile {
   std::FILE* file_;
 };
 
+// Export replaces only an empty directory.
+void check_empty(const fs::path& dir) {
+  if (!fs::is_empty(dir)) throw TraceError(dir.string() + ": already exists and is not an empty directory");
+}
+
 }  // namespace
 
+void check_export_output(const fs::path& dir) { OutputDirectory::resolve(dir.string(), check_empty); }
+
 ExportReport export_text_trace(TraceSource& trace, const fs::path& dir) {
-  if (fs::exists(dir) && !(fs::is_directory(dir) && fs::is_empty(dir)))
-    throw TraceError(dir.string() + ": already exists and is not an empty directory");
-  const fs::path tmp = dir.parent_path() / (dir.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  fs::remove_all(tmp);
-  fs::create_directories(tmp);
+  OutputDirectory out(dir.string(), check_empty);
+  const fs::path& tmp = out.temp();
   ExportReport report;
-  try {
-    TraceManifest manifest = trace.manifest();
-    for (uint32_t k = 0; k < manifest.kernels.size(); ++k) {
-      const KernelInfo info = exported_info(manifest.kernels[k]);
-      manifest.kernels[k].source_file = info.source_file;
-      OutFile file(tmp / info.source_file);
-      {
-        TextSink sink(file.get(), (tmp / info.source_file).string());
-        write_kernel_header(sink, info);
-        auto cursor = trace.open_blocks(k);
-        BlockTrace block;
-        while (cursor->next(block)) {
-          write_block_text(sink, info, block, trace.static_table(k));
-          ++report.blocks;
-          report.warp_insts += block.warp_insts();
-        }
-        sink.flush();
-      }
-      file.close();
-      report.bytes += fs::file_size(tmp / info.source_file);
-      ++report.kernels;
-    }
-    OutFile list(tmp / "kernelslist.g");
+  TraceManifest manifest = trace.manifest();
+  for (uint32_t k = 0; k < manifest.kernels.size(); ++k) {
+    const KernelInfo info = exported_info(manifest.kernels[k]);
+    manifest.kernels[k].source_file = info.source_file;
+    OutFile file(tmp / info.source_file);
     {
-      TextSink sink(list.get(), (tmp / "kernelslist.g").string());
-      write_kernelslist(sink, manifest);
+      TextSink sink(file.get(), (tmp / info.source_file).string());
+      write_kernel_header(sink, info);
+      auto cursor = trace.open_blocks(k);
+      BlockTrace block;
+      while (cursor->next(block)) {
+        write_block_text(sink, info, block, trace.static_table(k));
+        ++report.blocks;
+        report.warp_insts += block.warp_insts();
+      }
       sink.flush();
     }
-    list.close();
-    if (fs::exists(dir)) fs::remove(dir);
-    fs::rename(tmp, dir);
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
-    throw;
+    file.close();
+    report.bytes += fs::file_size(tmp / info.source_file);
+    ++report.kernels;
   }
+  OutFile list(tmp / "kernelslist.g");
+  {
+    TextSink sink(list.get(), (tmp / "kernelslist.g").string());
+    write_kernelslist(sink, manifest);
+    sink.flush();
+  }
+  list.close();
+  out.commit();
   return report;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Any trace -> Accel-Sim text (kernelslist.g + kernel-N.traceg), written into
-// a temporary sibling directory and renamed to `dir` only when complete.
+// a temporary sibling directory and renamed to `dir` only when complete
+// (frontend/io/output_directory.h: a symbolic link is followed).
 #include <filesystem>
 
 #include "frontend/trace/trace_source.h"
@@ -16,5 +17,7 @@ struct ExportReport {
 
 // `dir` must not exist or be an empty directory.
 ExportReport export_text_trace(TraceSource& trace, const std::filesystem::path& dir);
+// The checks export_text_trace makes of `dir` before writing, creating nothing.
+void check_export_output(const std::filesystem::path& dir);
 
 }  // namespace lockstep

@@ -1,13 +1,12 @@
 #include "frontend/gen/workload_generator.h"
 
-#include <unistd.h>
-
 #include <cctype>
 #include <stdexcept>
 #include <system_error>
 
 #include "frontend/gen/trace_builder.h"
 #include "frontend/gen/workloads.h"
+#include "frontend/io/output_directory.h"
 
 namespace lockstep {
 namespace {
@@ -36,11 +35,6 @@ bool is_trace_file(const std::string& name) {
 // An existing output directory may be replaced only if it is empty or holds
 // nothing but a trace's own files (a previous run's output).
 void check_replaceable(const std::filesystem::path& dir) {
-  std::error_code ec;
-  const auto status = std::filesystem::symlink_status(dir, ec);
-  if (!std::filesystem::exists(status)) return;
-  if (!std::filesystem::is_directory(status))
-    throw std::runtime_error("output " + dir.string() + " exists and is not a directory");
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_regular_file() || !is_trace_file(name))
@@ -122,28 +116,14 @@ GenSummary generate_trace(const GenOptions& options, const std::filesystem::path
   if (options.arch != 70 && options.arch != 80)
     throw std::runtime_error("arch " + std::to_string(options.arch) + " is not supported (70 or 80)");
 
-  std::filesystem::path target = dir;
-  if (target.filename().empty()) target = target.parent_path();  // "out/" -> "out"
-  if (target.empty()) throw std::runtime_error("empty output directory name");
-  check_replaceable(target);
-
-  std::filesystem::path tmp = target;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  std::filesystem::remove_all(tmp);
-  std::filesystem::create_directories(tmp);
-  try {
-    gen::TraceBuilder trace(options, tmp);
-    workload->generate(trace);
-    trace.finish();
-    check_replaceable(target);
-    std::filesystem::remove_all(target);
-    std::filesystem::rename(tmp, target);
-    return trace.summary();
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove_all(tmp, ec);
-    throw;
-  }
+  OutputDirectory out(dir.string(), check_replaceable);
+  gen::TraceBuilder trace(options, out.temp());
+  workload->generate(trace);
+  trace.finish();
+  out.commit();
+  return trace.summary();
 }
+
+void check_gen_output(const std::filesystem::path& dir) { OutputDirectory::resolve(dir.string(), check_replaceable); }
 
 }  // namespace lockstep

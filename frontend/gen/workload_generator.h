@@ -28,10 +28,12 @@ struct GenSummary {
 
 // Writes kernelslist.g and kernel-N.traceg into `dir`, atomically: the files
 // are written under a temporary name next to `dir` and renamed into place
-// only on success. An existing `dir` is replaced only if it is empty or holds
-// nothing but a trace's files. Throws std::runtime_error on bad options or
-// I/O failure.
+// only on success (frontend/io/output_directory.h). An existing `dir` is
+// replaced only if it is empty or holds nothing but a trace's files. Throws
+// std::runtime_error on bad options or I/O failure.
 GenSummary generate_trace(const GenOptions& options, const std::filesystem::path& dir);
+// The checks generate_trace makes of `dir` before writing, creating nothing.
+void check_gen_output(const std::filesystem::path& dir);
 
 // Workload names, in registration order.
 std::vector<std::string> workload_names();

@@ -1,49 +1,21 @@
 // The lockstep driver end to end: bad input gives one clear stderr line and a
 // non-zero exit, never a crash or a complete-looking output; run options work.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "tests/e2e/cli_command.h"
 #include "tests/test_paths.h"
 
 namespace lockstep {
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result lockstep_cmd(const std::string& args, const test::ScratchDir& dir) {
-  const auto err_file = dir / "stderr.txt";
-  const std::string cmd = "'" + test::lockstep_binary().string() + "' " + args + " 2>'" + err_file.string() + "'";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  return r;
-}
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
-void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
+using Result = test::CommandResult;
+using test::lockstep_cmd;
+int lines(const std::string& s) { return test::count_lines(s); }
+void write(const std::filesystem::path& p, const std::string& text) { test::write_text(p, text); }
 
 const char* kHeader =
     "-kernel name = k\n-kernel id = 1\n-grid dim = (2,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
@@ -87,7 +59,7 @@ TEST(Cli, UnknownOpcodeIsAClearErrorFixableWithIsaExtra) {
   write(dir / "kernel-1.traceg", std::string(kHeader) +
                                      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n"
                                      "0000 ffffffff 1 R2 FROBNICATE.X 1 R3 0\n0010 ffffffff 0 EXIT 0 0\n#END_TB\n");
-  const std::string trace = "'" + (dir / "kernel-1.traceg").string() + "' --perfect-memory --gpu QV100";
+  const std::string trace = test::quoted(dir / "kernel-1.traceg") + " --perfect-memory --gpu QV100";
   const Result bad = lockstep_cmd("run " + trace, dir);
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(lines(bad.err), 1) << bad.err;
