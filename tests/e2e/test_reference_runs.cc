@@ -64,6 +64,7 @@ std::vector<ReferenceRun> reference_runs() {
 nlohmann::json deterministic_stats(const SimulationReport& r) {
   nlohmann::json j = nlohmann::json::parse(stats_json(r));
   j.erase("run");
+  j.erase("producer");  // what produced the file (paths, command line), not what was simulated
   return j;
 }
 
