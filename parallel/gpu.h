@@ -101,6 +101,11 @@ struct GpuRunOptions {
   // tick order and threads (a data race when threaded): the identity checks
   // must catch it. Never use it otherwise.
   bool unlatched_coupling_for_tests = false;
+  // Tests only: turns the adaptive serial fallback off, so that every
+  // simulated cycle of a threaded schedule runs on the whole team (else
+  // cycles with little work run on the leader alone and a threaded check
+  // may check little threading). Results are the same either way.
+  bool no_serial_fallback_for_tests = false;
   bool fast_forward = true;   // jump over cycles in which nothing can change (results are the same)
   bool pin_threads = false;   // pin thread i to CPU i (parallel/thread_affinity.h)
   bool profile = false;       // time every piece of work (EngineReport)
