@@ -82,7 +82,7 @@ TEST(KernelDispatch, BlocksWaitingForTheOnlySmRunOneAfterAnother) {
       o.perfect_memory = true;
       o.schedule = schedule;
       o.threads = schedule == std::string("seq") ? 1 : 2;
-      o.no_serial_fallback_for_tests = true;  // para1 runs every simulated cycle on both threads
+      o.serial_fallback = SerialFallback::off();  // para1 runs every simulated cycle on both threads
       const SimulationReport r = simulate(src, spec, o);
       ASSERT_EQ(r.kernels.size(), 1u);
       EXPECT_EQ(r.kernels[0].stats.blocks_launched, blocks) << schedule;
