@@ -4,11 +4,12 @@
 // configuration the median wall time, rates, speedup and efficiency against
 // the one-thread sequential run, and the share of wall time the leader waited
 // at the per-cycle handshake. The cycle rate counts simulated cycles only;
-// the cycles fast-forward jumped over are given apart, as a share. With --cost-split, one more profiled sequential
-// run gives the per-cycle cost of every cluster and memory-side unit and of
-// the leader's serial phases, a profiled 2-thread para1 run the serial phases
-// as they cost when threaded, and parallel/scaling_model.h turns them into a
-// predicted speedup for --predict thread counts.
+// the cycles fast-forward jumped over are given apart, as a share. With
+// --cost-split, one more profiled sequential run gives the per-cycle cost of
+// every cluster and memory-side unit and of the leader's serial phases, a
+// profiled 2-thread para1 run the serial phases as they cost when threaded,
+// and parallel/scaling_model.h turns them into a predicted speedup for
+// --predict thread counts.
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
