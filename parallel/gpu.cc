@@ -406,8 +406,8 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     std_team = std::make_unique<StdTeam>(threads - 1, oversubscribed, share, options.pin_threads);
   const bool team = threads > 1;
   // Thresholds of the adaptive schedule (wall time of one cycle's phase B).
-  constexpr auto kSerialBelow = std::chrono::microseconds(6);
-  constexpr auto kParallelAbove = std::chrono::microseconds(12);
+  const auto serial_below = options.serial_fallback.serial_below;
+  const auto parallel_above = options.serial_fallback.parallel_above;
   bool serial_stretch = false;
   // Balanced: each piece of work is timed in the last measured_cycles of every
   // period simulated cycles, and the work is reassigned after them.
@@ -498,12 +498,12 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       else std_team->run_cycle();
       team_running_ = false;
       ++engine_.parallel_cycles;
-      serial_stretch = Clock::now() - t0 < kSerialBelow;
+      serial_stretch = Clock::now() - t0 < serial_below;
     } else {
       const auto t0 = team ? Clock::now() : Clock::time_point();
       for (uint32_t t = 0; t < threads; ++t) run_share(t, now);
       ++engine_.serial_cycles;
-      if (team) serial_stretch = Clock::now() - t0 < kParallelAbove;
+      if (team) serial_stretch = Clock::now() - t0 < parallel_above;
     }
     const auto phase_c = options.profile ? Clock::now() : Clock::time_point();
     ++simulated;

@@ -89,6 +89,22 @@ struct EngineReport {
   uint64_t wall_ns = 0;  // the whole run
 };
 
+// The adaptive serial fallback of the threaded schedules, by the wall time of
+// a cycle's phase B: after a team cycle shorter than serial_below, cycles run
+// on the leader alone until one takes longer than parallel_above. Tests
+// change it: off() runs every simulated cycle of a threaded schedule on the
+// team, so that a threaded check checks threads.
+struct SerialFallback {
+  std::chrono::nanoseconds serial_below = std::chrono::microseconds(6);
+  std::chrono::nanoseconds parallel_above = std::chrono::microseconds(12);
+  static SerialFallback off() {
+    SerialFallback f;
+    f.serial_below = std::chrono::nanoseconds(0);  // no phase B takes less
+    return f;
+  }
+  bool is_off() const { return serial_below <= std::chrono::nanoseconds(0); }
+};
+
 struct GpuRunOptions {
   Schedule schedule = Schedule::kSeq;
   uint32_t threads = 1;          // simulation threads, the memory-side thread included
@@ -101,6 +117,7 @@ struct GpuRunOptions {
   // tick order and threads (a data race when threaded): the identity checks
   // must catch it. Never use it otherwise.
   bool unlatched_coupling_for_tests = false;
+  SerialFallback serial_fallback;  // tests only change it (results are the same either way)
   bool fast_forward = true;   // jump over cycles in which nothing can change (results are the same)
   bool pin_threads = false;   // pin thread i to CPU i (parallel/thread_affinity.h)
   bool profile = false;       // time every piece of work (EngineReport)

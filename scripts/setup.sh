@@ -23,9 +23,7 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-JOBS=$(nproc)
 if [ ! -f build/CMakeCache.txt ]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-cmake --build build -j"$JOBS" 2>&1 | grep -E "error|warning:|Error" || true
-test -x build/lockstep || { echo "setup: build failed (run: cmake --build build)"; exit 1; }
+scripts/build.sh build

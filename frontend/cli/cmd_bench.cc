@@ -3,11 +3,13 @@
 // count), repetitions interleaved in one process run; prints per
 // configuration the median wall time, rates, speedup and efficiency against
 // the one-thread sequential run, and the share of wall time the leader waited
-// at the per-cycle handshake. With --cost-split, one more profiled sequential
-// run gives the per-cycle cost of every cluster and memory-side unit and of
-// the leader's serial phases, a profiled 2-thread para1 run the serial phases
-// as they cost when threaded, and parallel/scaling_model.h turns them into a
-// predicted speedup for --predict thread counts.
+// at the per-cycle handshake. The cycle rate counts simulated cycles only;
+// the cycles fast-forward jumped over are given apart, as a share. With
+// --cost-split, one more profiled sequential run gives the per-cycle cost of
+// every cluster and memory-side unit and of the leader's serial phases, a
+// profiled 2-thread para1 run the serial phases as they cost when threaded,
+// and parallel/scaling_model.h turns them into a predicted speedup for
+// --predict thread counts.
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -34,7 +36,8 @@ struct Config {
   std::string schedule;
   uint32_t threads = 1;
   std::vector<double> wall, wait_share;
-  uint64_t warp_insts = 0, cycles = 0;
+  uint64_t warp_insts = 0;
+  uint64_t simulated_cycles = 0, skipped_cycles = 0;  // core cycles simulated and jumped over (fast-forward)
 };
 
 double median(std::vector<double> v) {
@@ -146,7 +149,7 @@ int cmd_bench(const Args& args) {
   const GpuSpec spec = inputs.spec(input);
 
   std::vector<Config> configs;
-  configs.push_back(Config{"seq", 1, {}, {}, 0, 0});
+  configs.push_back(Config{"seq", 1, {}, {}, 0, 0, 0});
   for (const std::string& s : split_list(schedules)) {
     if (parse_schedule(s) == Schedule::kSeq) {
       std::fprintf(stderr, "lockstep bench: note: dropping schedule seq from --schedules: it is always run, on one "
@@ -155,7 +158,7 @@ int cmd_bench(const Args& args) {
     }
     for (uint32_t n : parse_thread_list(threads))
       if (n > 1)
-        configs.push_back(Config{s, n, {}, {}, 0, 0});
+        configs.push_back(Config{s, n, {}, {}, 0, 0, 0});
       else
         std::fprintf(stderr, "lockstep bench: note: dropping %s on 1 thread: a threaded schedule needs 2 or more; "
                              "seq on 1 thread is the baseline\n", s.c_str());
@@ -170,11 +173,10 @@ int cmd_bench(const Args& args) {
       const SimulationReport rep = simulate(*trace, spec, o);
       c.wall.push_back(rep.wall_seconds);
       c.wait_share.push_back(handshake_wait_share(rep));
-      c.warp_insts = c.cycles = 0;
-      for (const KernelReport& k : rep.kernels) {
-        c.warp_insts += k.stats.warp_insts;
-        c.cycles += k.cycles;
-      }
+      c.warp_insts = 0;
+      for (const KernelReport& k : rep.kernels) c.warp_insts += k.stats.warp_insts;
+      c.simulated_cycles = rep.engine.parallel_cycles + rep.engine.serial_cycles;
+      c.skipped_cycles = rep.engine.skipped_cycles;
       char line[160];
       std::snprintf(line, sizeof line, "bench: repetition %u/%u, %s on %u thread(s): %.3f s", r + 1, repeat,
                     c.schedule.c_str(), c.threads, rep.wall_seconds);
@@ -183,20 +185,25 @@ int cmd_bench(const Args& args) {
   progress.finish();
 
   const double base_wall = median(configs.front().wall);
-  std::string rows = "threads,schedule,wall_s,warp_insts_per_s,cycles_per_s,speedup,efficiency,handshake_wait_share\n";
+  std::string rows =
+      "threads,schedule,wall_s,warp_insts_per_s,simulated_cycles_per_s,speedup,efficiency,handshake_wait_share,"
+      "skipped_cycle_share\n";
   std::printf("lockstep bench: %s on %s, %u repetition(s) each, interleaved; partition %s\n", input.c_str(),
               spec.name.c_str(), repeat, partition.c_str());
-  std::printf("  %7s %-8s %10s %14s %12s %8s %10s %10s\n", "threads", "schedule", "wall s", "warp insts/s", "cycles/s",
-              "speedup", "efficiency", "wait share");
+  std::printf("  %7s %-8s %10s %14s %14s %8s %8s %10s %10s\n", "threads", "schedule", "wall s", "warp insts/s",
+              "sim cycles/s", "skipped", "speedup", "efficiency", "wait share");
   for (const Config& c : configs) {
     const double wall = median(c.wall), speedup = wall > 0 ? base_wall / wall : 0.0;
     const double wait = median(c.wait_share);
-    const double ips = wall > 0 ? double(c.warp_insts) / wall : 0.0, cps = wall > 0 ? double(c.cycles) / wall : 0.0;
-    std::printf("  %7u %-8s %10.3f %14.0f %12.0f %7.2fx %9.1f%% %9.1f%%\n", c.threads, c.schedule.c_str(), wall, ips,
-                cps, speedup, 100.0 * speedup / c.threads, 100.0 * wait);
+    const double ips = wall > 0 ? double(c.warp_insts) / wall : 0.0;
+    const double cps = wall > 0 ? double(c.simulated_cycles) / wall : 0.0;
+    const uint64_t all_cycles = c.simulated_cycles + c.skipped_cycles;
+    const double skipped = all_cycles ? double(c.skipped_cycles) / double(all_cycles) : 0.0;
+    std::printf("  %7u %-8s %10.3f %14.0f %14.0f %7.1f%% %7.2fx %9.1f%% %9.1f%%\n", c.threads, c.schedule.c_str(), wall,
+                ips, cps, 100.0 * skipped, speedup, 100.0 * speedup / c.threads, 100.0 * wait);
     char row[256];
-    std::snprintf(row, sizeof row, "%u,%s,%.6f,%.1f,%.1f,%.4f,%.4f,%.4f\n", c.threads, c.schedule.c_str(), wall, ips, cps,
-                  speedup, speedup / c.threads, wait);
+    std::snprintf(row, sizeof row, "%u,%s,%.6f,%.1f,%.1f,%.4f,%.4f,%.4f,%.4f\n", c.threads, c.schedule.c_str(), wall, ips,
+                  cps, speedup, speedup / c.threads, wait, skipped);
     rows += row;
   }
   if (!csv.empty()) write_output_file(csv, rows);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/e2e/cli_command.h"
 #include "tests/test_paths.h"
@@ -91,9 +92,62 @@ TEST(Cli, RunSelectsKernelsAndWritesJson) {
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos);
 }
 
+std::string file_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string f; std::getline(in, f, ',');) out.push_back(f);
+  return out;
+}
+
+// lockstep bench's cycle rate counts the simulated cycles only, and the
+// cycles fast-forward jumped over are a share of their own: both agree with
+// the engine's counts in a `lockstep run` of the same trace (the counts are
+// deterministic; only the wall time differs between the runs).
+TEST(Cli, BenchReportsSimulatedAndSkippedCyclesApart) {
+  test::ScratchDir dir("cli-bench");
+  const std::string trace = test::quoted(test::shared_traces() / "bfs-rodinia-sm80");
+  const auto json = dir / "s.json", csv = dir / "b.csv";
+  const Result run = lockstep_cmd("run " + trace + " --quiet --stats-json " + test::quoted(json), dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string j = file_text(json);
+  auto count = [&](const char* key) {
+    const std::string quoted = std::string("\"").append(key).append("\": ");
+    const size_t at = j.find(quoted);
+    return at == std::string::npos ? -1.0 : std::stod(j.substr(at + quoted.size()));
+  };
+  const double simulated = count("parallel_cycles") + count("serial_cycles"), skipped = count("skipped_cycles");
+  ASSERT_GT(simulated, 0);
+  ASSERT_GT(skipped, 0.1 * (simulated + skipped));  // launch gaps and idle stretches: a rate with them would differ
+  const Result bench = lockstep_cmd("bench " + trace + " --threads 2 --schedule para1 --repeat 1 --csv " + test::quoted(csv), dir);
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  std::istringstream rows(file_text(csv));
+  std::string line;
+  std::getline(rows, line);
+  const std::vector<std::string> header = csv_fields(line);
+  auto column = [&](const std::string& name) { return size_t(std::find(header.begin(), header.end(), name) - header.begin()); };
+  const size_t wall = column("wall_s"), rate = column("simulated_cycles_per_s"), share = column("skipped_cycle_share");
+  ASSERT_LT(std::max({wall, rate, share}), header.size()) << line;
+  int configs = 0;
+  for (; std::getline(rows, line); ++configs) {
+    SCOPED_TRACE(line);
+    const std::vector<std::string> f = csv_fields(line);
+    ASSERT_EQ(f.size(), header.size());
+    EXPECT_NEAR(std::stod(f[rate]) * std::stod(f[wall]), simulated, 1e-3 * simulated + 1);
+    EXPECT_NEAR(std::stod(f[share]), skipped / (simulated + skipped), 1e-4);
+  }
+  EXPECT_EQ(configs, 2);  // seq and para1 on 2 threads
+}
+
 TEST(Cli, BadOptionsAndConfigValuesAreOneLineErrors) {
   test::ScratchDir dir("cli");
-  const std::string trace = "'" + (test::shared_traces() / "vectoradd-sm80").string() + "' --perfect-memory";
+  const std::string trace = test::quoted(test::shared_traces() / "vectoradd-sm80") + " --perfect-memory";
   for (const std::string& args : {std::string("run ") + trace + " --set sm.no_such_key=1",
                                   std::string("run ") + trace + " --set sm.subcores=0",
                                   std::string("run ") + trace + " --kernels 3-1",

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -76,6 +77,33 @@ TEST(GpuConfig, EveryShippedConfigLoadsAndValidates) {
     EXPECT_FALSE(g.sm.units.empty());
     // Every file cites its sources.
     EXPECT_TRUE(has(file_bytes(find_gpu_config(name)), "Sources")) << name;
+  }
+}
+
+// Every source tag a shipped config cites in its comments ([AS], [V3], ...)
+// is one of the sources its header lists ("#   [TAG]  what it is").
+TEST(GpuConfig, EverySourceCitedIsListed) {
+  const std::regex tag(R"(\[[A-Z][A-Z0-9-]*\])"), listing(R"(^#\s+\[[A-Z][A-Z0-9-]*\]\s)");
+  for (const std::string& name : kShipped) {
+    SCOPED_TRACE(name);
+    std::istringstream in(file_bytes(find_gpu_config(name)));
+    std::set<std::string> listed;
+    std::map<std::string, int> cited;  // tag -> first line citing it
+    bool header = true;
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      if (!line.empty() && line[0] == '[') header = false;
+      const size_t hash = line.find('#');
+      if (hash == std::string::npos) continue;
+      const std::string comment = line.substr(hash);
+      const bool lists = header && std::regex_search(comment, listing);
+      for (std::sregex_iterator it(comment.begin(), comment.end(), tag), end; it != end; ++it) {
+        if (lists) listed.insert(it->str());
+        else cited.emplace(it->str(), n);
+      }
+    }
+    EXPECT_FALSE(listed.empty());
+    for (const auto& [t, n] : cited) EXPECT_TRUE(listed.count(t)) << t << " cited at line " << n << " is not listed";
   }
 }
 

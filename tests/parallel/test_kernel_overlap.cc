@@ -82,11 +82,17 @@ TEST(KernelDispatch, BlocksWaitingForTheOnlySmRunOneAfterAnother) {
       o.perfect_memory = true;
       o.schedule = schedule;
       o.threads = schedule == std::string("seq") ? 1 : 2;
+      o.serial_fallback = SerialFallback::off();  // para1 runs every simulated cycle on both threads
       const SimulationReport r = simulate(src, spec, o);
       ASSERT_EQ(r.kernels.size(), 1u);
       EXPECT_EQ(r.kernels[0].stats.blocks_launched, blocks) << schedule;
-      if (o.threads == 1) seq = r;
-      else EXPECT_EQ(r.gpu_cycles, seq.gpu_cycles) << blocks << " blocks";
+      if (o.threads == 1) {
+        seq = r;
+      } else {
+        EXPECT_EQ(r.gpu_cycles, seq.gpu_cycles) << blocks << " blocks";
+        EXPECT_EQ(r.engine.serial_cycles, 0u);
+        EXPECT_GT(r.engine.parallel_cycles, 0u);
+      }
     }
     cycles.push_back(seq.gpu_cycles);
   }
