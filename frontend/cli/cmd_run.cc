@@ -37,7 +37,7 @@ int cmd_run(const Args& args) {
   std::string input, gpu, config_file, kernels, stats_json, schedule = "seq", cluster_order = "natural";
   std::vector<std::string> sets;
   SimulationOptions options;
-  bool perfect = false, quiet = false, no_fast_forward = false;
+  bool perfect = false, quiet = false, no_fast_forward = false, allow_partial = false;
   po::options_description opts(
       "usage: lockstep run TRACE [options]\n"
       "TRACE: a .lst file or an Accel-Sim trace directory / kernelslist.g (read while streaming)\noptions");
@@ -64,6 +64,7 @@ int cmd_run(const Args& args) {
       "max-cycles", po::value(&options.max_cycles)->default_value(0), "stop after this many core cycles (0: none)")(
       "cluster-order", po::value(&cluster_order)->default_value("natural"),
       "debug: 'shuffle:SEED' ticks clusters in a random order every cycle (results must not change)")(
+      "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp)(
       "quiet,q", po::bool_switch(&quiet), "no summary or progress");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
@@ -80,7 +81,7 @@ int cmd_run(const Args& args) {
     std::fprintf(stderr, "lockstep run: note: the seq schedule simulates on one thread (--threads %u ignored)\n",
                  options.threads);
 
-  auto trace = open_trace(input);
+  auto trace = open_trace(input, print_warning, partial_policy(allow_partial));
   if (trace->manifest().kernels.empty()) throw std::runtime_error(input + ": the trace has no kernels");
   std::string which = !config_file.empty() ? config_file : gpu;
   if (which.empty()) which = default_gpu_for(trace->manifest().kernels.front().binary_version);

@@ -83,7 +83,7 @@ int cmd_verify(const Args& args) {
     o.schedule = schedule;
     o.threads = n;
     o.partition = partition;
-    auto trace = open_trace(input);
+    auto trace = inputs.open(input);
     return Run{schedule, partition, n, simulate(*trace, spec, o)};
   };
   std::vector<Run> runs;
@@ -92,7 +92,7 @@ int cmd_verify(const Args& args) {
     // The reference again with fast-forward the other way: jumps must not change a counter.
     SimulationOptions o = base;
     o.fast_forward = !base.fast_forward;
-    auto trace = open_trace(input);
+    auto trace = inputs.open(input);
     runs.push_back(Run{"seq", o.fast_forward ? "(jumps)" : "(no jumps)", 1, simulate(*trace, spec, o)});
     const std::vector<std::string> diff = differences(runs.front().report, runs.back().report, 10);
     if (!diff.empty()) {

@@ -46,6 +46,13 @@ inline std::string default_gpu_for(uint32_t binary_version) {
   }
 }
 
+inline constexpr const char* kAllowPartialHelp =
+    "read a trace that is not whole (blocks or warps missing, a warp without EXIT, a block twice) with a warning "
+    "instead of an error; the findings are recorded";
+inline PartialTraces partial_policy(bool allow_partial) {
+  return allow_partial ? PartialTraces::kAllow : PartialTraces::kReject;
+}
+
 // "1,2,4" -> {1, 2, 4}; "seq,para1" -> {"seq", "para1"}.
 inline std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
@@ -80,7 +87,7 @@ inline std::vector<uint32_t> parse_thread_list(const std::string& text) {
 struct SimulationInputs {
   std::string gpu, config_file, kernels;
   std::vector<std::string> sets;
-  bool perfect_memory = false, no_fast_forward = false, pin = false;
+  bool perfect_memory = false, no_fast_forward = false, pin = false, allow_partial = false;
   uint64_t max_cycles = 0;
 
   void add_to(boost::program_options::options_description& opts) {
@@ -92,8 +99,12 @@ struct SimulationInputs {
         "perfect-memory", po::bool_switch(&perfect_memory), "no memory system (fixed latency)")(
         "max-cycles", po::value(&max_cycles)->default_value(0), "stop each run after this many cycles")(
         "no-fast-forward", po::bool_switch(&no_fast_forward), "simulate every cycle (same results)")(
-        "pin", po::bool_switch(&pin), "pin simulation thread i to CPU i");
+        "pin", po::bool_switch(&pin), "pin simulation thread i to CPU i")(
+        "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp);
   }
+  PartialTraces partial() const { return partial_policy(allow_partial); }
+  // The trace, for one of the command's runs (no warnings: runs repeat).
+  std::unique_ptr<TraceSource> open(const std::string& input) const { return open_trace(input, nullptr, partial()); }
   // Options common to every run of the command (no warnings: runs repeat).
   SimulationOptions options() const {
     SimulationOptions o;
@@ -109,7 +120,7 @@ struct SimulationInputs {
   GpuSpec spec(const std::string& input) const {
     if (!gpu.empty() && !config_file.empty()) throw boost::program_options::error("--gpu and --config are exclusive");
     std::string which = !config_file.empty() ? config_file : gpu;
-    if (which.empty()) which = default_gpu_for(open_trace(input)->manifest().kernels.at(0).binary_version);
+    if (which.empty()) which = default_gpu_for(open(input)->manifest().kernels.at(0).binary_version);
     return load_gpu_spec(which, sets);
   }
 };

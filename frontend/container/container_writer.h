@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "frontend/container/chunk_codec.h"
+#include "frontend/container/format.h"
 #include "frontend/trace/kernel_info.h"
 #include "frontend/trace/static_table.h"
 
@@ -27,7 +28,8 @@ namespace lockstep {
 
 class ContainerWriter {
  public:
-  explicit ContainerWriter(std::filesystem::path final_path);
+  // Refuses a header or kernel table over `limits` (the reader's, unless a test says otherwise).
+  explicit ContainerWriter(std::filesystem::path final_path, container::Limits limits = {});
   ~ContainerWriter();
   ContainerWriter(const ContainerWriter&) = delete;
   ContainerWriter& operator=(const ContainerWriter&) = delete;
@@ -35,6 +37,8 @@ class ContainerWriter {
   void write_header(const TraceManifest& manifest);
   void add_chunk(EncodedChunk&& chunk);
   void add_kernel_table(uint32_t kernel_index, const StaticTable& table);
+  // What the kernel's text trace lacked (read with --allow-partial), kept in its index entry.
+  void set_partial_trace(uint32_t kernel_index, std::vector<std::string> findings);
   // Kernels without chunks or table get an empty table and an empty index entry.
   void commit();
 
@@ -63,6 +67,7 @@ class ContainerWriter {
     std::vector<BlockInfo> blocks;
     uint64_t warp_insts = 0, mem_insts = 0, thread_insts = 0;
     std::vector<uint64_t> static_counts;
+    std::vector<std::string> partial_trace;
   };
 
   Frame write_frame(std::string_view frame);  // at the current end; mu_ held
@@ -74,6 +79,7 @@ class ContainerWriter {
   mutable std::mutex mu_;
   std::filesystem::path final_path_;
   std::filesystem::path temp_path_;
+  container::Limits limits_;
   int fd_ = -1;
   uint64_t offset_ = 0;
   bool header_written_ = false;
