@@ -312,6 +312,16 @@ BlockTrace ContainerReader::read_block(uint32_t k, uint32_t ordinal) const {
   return std::move(blocks[ordinal - kernel(k).chunks[c].first_block]);
 }
 
+uint64_t ContainerReader::check_every_frame() const {
+  uint64_t chunks = 0;
+  std::vector<BlockTrace> blocks;
+  for (uint32_t k = 0; k < kernel_count(); ++k) {
+    totals(k);  // loads the table and checks the opcode counts against it
+    for (uint32_t c = 0; c < chunk_count(k); ++c, ++chunks) read_chunk(k, c, blocks);
+  }
+  return chunks;
+}
+
 std::vector<std::string> ContainerReader::partial_trace() const {
   std::vector<std::string> all;
   for (const auto& k : kernels_) all.insert(all.end(), k->partial_trace.begin(), k->partial_trace.end());

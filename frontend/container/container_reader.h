@@ -69,6 +69,10 @@ class ContainerReader {
   void read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out, ChunkScratch& scratch) const;
   // Decodes the chunk holding block `ordinal` and returns that block.
   BlockTrace read_block(uint32_t k, uint32_t ordinal) const;
+  // Reads every kernel table and every chunk: each frame's CRC, its
+  // compression checksum, its decoding and its agreement with the index and
+  // the table. Returns the number of chunks read; throws on the first fault.
+  uint64_t check_every_frame() const;
   // What the text trace lacked, for a container converted with --allow-partial (all kernels, in order).
   std::vector<std::string> partial_trace() const;
   // Totals from the index; loads the kernel table to check the opcode counts against it.

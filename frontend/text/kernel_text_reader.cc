@@ -15,8 +15,8 @@ KernelTextReader::KernelTextReader(const KernelFileRef& file, const WarningHandl
 }
 
 KernelTextReader::KernelTextReader(std::string_view data, const std::string& name, const WarningHandler& warn,
-                                   size_t raw_budget)
-    : lines_(std::make_unique<LineReader>(data, name)), raw_budget_(raw_budget) {
+                                   size_t raw_budget, size_t max_line)
+    : lines_(std::make_unique<LineReader>(data, name, max_line)), raw_budget_(raw_budget) {
   info_.source_file = name;
   start(warn);
 }
