@@ -1,27 +1,30 @@
-// lockstep config [--gpu NAME | --config FILE] [--set k=v]... [--dump] [--list] [--keys]
+// lockstep config [--gpu NAME] [--config FILE]... [--set k=v]... [--dump [-o FILE]] [--list] [--keys]
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
 
+#include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
 #include "parallel/config/gpu_config.h"
+#include "parallel/stats_report.h"
 
 namespace po = boost::program_options;
 
 namespace lockstep::cli {
 
 int cmd_config(const Args& args) {
-  std::string gpu, config_file;
-  std::vector<std::string> sets;
+  std::string gpu, output;
+  std::vector<std::string> sets, config_files;
   bool dump = false, list = false, keys = false;
   po::options_description opts(
-      "usage: lockstep config [--gpu NAME | --config FILE] [--set KEY=VALUE]... [--dump | --list | --keys]\n"
+      "usage: lockstep config [--gpu NAME] [--config FILE]... [--set KEY=VALUE]... [--dump [-o FILE] | --list | --keys]\n"
       "Loads and validates a GPU config; without --dump prints a one-line summary.\noptions");
   opts.add_options()("help,h", "show this help")("gpu", po::value(&gpu),
                                                  "shipped GPU config by name (configs/gpus/NAME.cfg, any case)")(
-      "config", po::value(&config_file), "GPU config file")(
+      "config", po::value(&config_files)->composing(), kConfigHelp)(
       "set", po::value(&sets)->composing(), "override a config key: --set sm.max_warps=48 (repeatable)")(
       "dump", po::bool_switch(&dump), "print the effective config: every key, its value and description")(
+      "output,o", po::value(&output), "write the --dump to this file (written whole, only when the config is valid)")(
       "list", po::bool_switch(&list), "list the shipped GPU configs with their descriptions")(
       "keys", po::bool_switch(&keys), "print a Markdown table of every config key");
   po::variables_map vm;
@@ -31,7 +34,6 @@ int cmd_config(const Args& args) {
     return 0;
   }
   po::notify(vm);
-  if (!gpu.empty() && !config_file.empty()) throw po::error("--gpu and --config are exclusive");
 
   if (keys) {
     std::fputs(config_keys_markdown().c_str(), stdout);
@@ -51,11 +53,14 @@ int cmd_config(const Args& args) {
     }
     return status;
   }
-  if (gpu.empty() && config_file.empty())
+  if (gpu.empty() && config_files.empty())
     throw po::error("give --gpu NAME or --config FILE (lockstep config --list shows the shipped GPUs)");
+  if (!output.empty() && !dump) throw po::error("-o FILE writes the --dump: give --dump");
 
-  const GpuSpec spec = config_file.empty() ? load_gpu_spec(gpu, sets) : load_gpu_spec_files({config_file}, sets);
-  if (dump)
+  const GpuSpec spec = load_gpu_spec_layered(gpu, config_files, sets);  // validated before anything is written
+  if (dump && !output.empty())
+    write_file_atomically(output, dump_gpu_spec(spec));
+  else if (dump)
     std::fputs(dump_gpu_spec(spec).c_str(), stdout);
   else
     std::printf("%s\n", gpu_spec_summary(spec).c_str());

@@ -34,8 +34,8 @@ std::optional<uint64_t> parse_cluster_order(const std::string& text) {
 }  // namespace
 
 int cmd_run(const Args& args) {
-  std::string input, gpu, config_file, kernels, stats_json, schedule = "seq", cluster_order = "natural";
-  std::vector<std::string> sets;
+  std::string input, gpu, kernels, stats_json, schedule = "seq", cluster_order = "natural";
+  std::vector<std::string> sets, config_files;
   SimulationOptions options;
   bool perfect = false, quiet = false, no_fast_forward = false, allow_partial = false;
   po::options_description opts(
@@ -43,7 +43,7 @@ int cmd_run(const Args& args) {
       "TRACE: a .lst file or an Accel-Sim trace directory / kernelslist.g (read while streaming)\noptions");
   opts.add_options()("help,h", "show this help")(
       "gpu", po::value(&gpu), "GPU config by name (configs/gpus/NAME.cfg); default: the trace's architecture")(
-      "config", po::value(&config_file), "GPU config file")(
+      "config", po::value(&config_files)->composing(), kConfigHelp)(
       "set", po::value(&sets)->composing(), "override a config key: --set sm.max_warps=48 (repeatable)")(
       "kernels", po::value(&kernels), "simulate only these kernel ids, e.g. 1,3-5 (memcpys still apply)")(
       "stats-json", po::value(&stats_json), "write statistics as JSON to this file")(
@@ -68,7 +68,6 @@ int cmd_run(const Args& args) {
       "quiet,q", po::bool_switch(&quiet), "no summary or progress");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
-  if (!gpu.empty() && !config_file.empty()) throw po::error("--gpu and --config are exclusive");
   options.schedule = schedule;
   options.perfect_memory = perfect;
   options.fast_forward = !no_fast_forward;
@@ -83,9 +82,9 @@ int cmd_run(const Args& args) {
 
   auto trace = open_trace(input, print_warning, partial_policy(allow_partial));
   if (trace->manifest().kernels.empty()) throw std::runtime_error(input + ": the trace has no kernels");
-  std::string which = !config_file.empty() ? config_file : gpu;
-  if (which.empty()) which = default_gpu_for(trace->manifest().kernels.front().binary_version);
-  const GpuSpec spec = load_gpu_spec(which, sets);
+  std::string which = gpu;
+  if (which.empty() && config_files.empty()) which = default_gpu_for(trace->manifest().kernels.front().binary_version);
+  const GpuSpec spec = load_gpu_spec_layered(which, config_files, sets);
 
   // A container's index gives the instruction total up front, for the ETA.
   uint64_t expected = 0;

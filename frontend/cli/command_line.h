@@ -49,6 +49,10 @@ inline std::string default_gpu_for(uint32_t binary_version) {
 inline constexpr const char* kAllowPartialHelp =
     "read a trace that is not whole (blocks or warps missing, a warp without EXIT, a block twice) with a warning "
     "instead of an error; the findings are recorded";
+inline constexpr const char* kConfigHelp =
+    "GPU config file; repeatable, and after --gpu an overlay whose keys replace the GPU's (e.g. "
+    "configs/presets/uniform-unit.cfg)";
+
 inline PartialTraces partial_policy(bool allow_partial) {
   return allow_partial ? PartialTraces::kAllow : PartialTraces::kReject;
 }
@@ -85,15 +89,16 @@ inline std::vector<uint32_t> parse_thread_list(const std::string& text) {
 // The options every command that simulates a trace takes beside its own:
 // which GPU, config overrides, the kernels, the memory model and a cycle cap.
 struct SimulationInputs {
-  std::string gpu, config_file, kernels;
+  std::string gpu, kernels;
+  std::vector<std::string> config_files;
   std::vector<std::string> sets;
   bool perfect_memory = false, no_fast_forward = false, pin = false, allow_partial = false;
   uint64_t max_cycles = 0;
 
   void add_to(boost::program_options::options_description& opts) {
     namespace po = boost::program_options;
-    opts.add_options()("gpu", po::value(&gpu), "GPU config by name")("config", po::value(&config_file),
-                                                                      "GPU config file")(
+    opts.add_options()("gpu", po::value(&gpu), "GPU config by name")("config", po::value(&config_files)->composing(),
+                                                                      kConfigHelp)(
         "set", po::value(&sets)->composing(), "override a config key (repeatable)")(
         "kernels", po::value(&kernels), "simulate only these kernel ids")(
         "perfect-memory", po::bool_switch(&perfect_memory), "no memory system (fixed latency)")(
@@ -118,10 +123,9 @@ struct SimulationInputs {
   }
   // The GPU: --config, else --gpu, else the shipped config of the trace's architecture.
   GpuSpec spec(const std::string& input) const {
-    if (!gpu.empty() && !config_file.empty()) throw boost::program_options::error("--gpu and --config are exclusive");
-    std::string which = !config_file.empty() ? config_file : gpu;
-    if (which.empty()) which = default_gpu_for(open(input)->manifest().kernels.at(0).binary_version);
-    return load_gpu_spec(which, sets);
+    std::string which = gpu;
+    if (which.empty() && config_files.empty()) which = default_gpu_for(open(input)->manifest().kernels.at(0).binary_version);
+    return load_gpu_spec_layered(which, config_files, sets);
   }
 };
 

@@ -21,7 +21,8 @@ struct Result {
 
 inline Result lockstep_cmd(const std::string& args, const test::ScratchDir& dir) {
   const auto err_file = dir / "stderr.txt";
-  const std::string cmd = "'" + test::lockstep_binary().string() + "' " + args + " 2>'" + err_file.string() + "'";
+  std::string cmd = "'";  // appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "'" + std::string
+  cmd.append(test::lockstep_binary().string()).append("' ").append(args).append(" 2>'").append(err_file.string()).append("'");
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;
