@@ -9,6 +9,25 @@ namespace lockstep {
 KernelProgram::KernelProgram(const SmSpec& sm, OpcodeResolver resolve, std::string kernel_label)
     : sm_(sm), resolve_(std::move(resolve)), label_(std::move(kernel_label)) {}
 
+// The error for an opcode whose unit class the config lacks, with the --set
+// lines that fix it: declare the class, or map the opcode to a declared one.
+std::string KernelProgram::missing_unit_message(const std::string& opcode, const std::string& unit,
+                                                bool declared) const {
+  std::string units;
+  for (const UnitSpec& u : sm_.units) units += (units.empty() ? "" : ",") + u.name;
+  const std::string mnemonic = opcode.substr(0, opcode.find('.'));
+  const std::string remap = "or run the opcode on a declared class: --set isa.extra=" + mnemonic + ":CLASS (CLASS one of " +
+                            units + ")";
+  if (declared)
+    return "opcode '" + opcode + "' maps to unit class '" + unit + "', which has no pipelines (unit." + unit +
+           ".per_subcore = 0); --set unit." + unit + ".per_subcore=1, " + remap;
+  std::string fix = "opcode '" + opcode + "' maps to unit class '" + unit +
+                    "', which this GPU config does not declare (sm.units); declare it: --set sm.units=" + units + "," +
+                    unit + " (a newer trace on an older GPU";
+  if (unit == "UNIFORM") fix += "; or --config configs/presets/uniform-unit.cfg after --gpu";
+  return fix + "), " + remap;
+}
+
 void KernelProgram::extend(const StaticTable& table) {
   const uint32_t n = table.size();
   for (uint32_t id = uint32_t(insts_.size()); id < n; ++id) {
@@ -27,10 +46,11 @@ void KernelProgram::extend(const StaticTable& table) {
     if (unit_name == "MEM" && t.kind != InstKind::kMemory) {
       t.unit = kNoUnit;
     } else if (t.kind != InstKind::kMemory) {
-      bool found = false;
+      bool found = false, declared = false;
       for (size_t u = 0; u < sm_.units.size(); ++u)
         if (sm_.units[u].name == unit_name) {
           t.unit = uint16_t(u);
+          declared = true;
           found = sm_.units[u].per_subcore > 0;
           break;
         }
@@ -39,9 +59,7 @@ void KernelProgram::extend(const StaticTable& table) {
         t.unit = kNoUnit;  // no BRANCH class declared: sm.branch_latency applies
         found = true;
       }
-      if (!found)
-        throw TraceError(where + ": opcode '" + opcode + "' maps to unit class '" + unit_name +
-                         "', which this GPU config does not declare (sm.units)");
+      if (!found) throw TraceError(where + ": " + missing_unit_message(opcode, unit_name, declared));
     }
     t.space = st.traits.space;
     t.op = st.traits.op;

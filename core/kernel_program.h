@@ -49,6 +49,8 @@ class KernelProgram {
   const SmSpec& sm_;
   OpcodeResolver resolve_;
   std::string label_;
+  std::string missing_unit_message(const std::string& opcode, const std::string& unit, bool declared) const;
+
   std::vector<TimedInstruction> insts_;
 };
 

@@ -250,7 +250,7 @@ namespace {
 struct RunningKernel {
   size_t job = 0;
   KernelLaunch launch;
-  uint32_t stream = 0;
+  uint64_t stream = 0;
   std::unique_ptr<BlockCursor> cursor;
   const StaticTable* table = nullptr;
   KernelProgram* program = nullptr;
@@ -355,7 +355,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     if (next_job >= jobs.size()) return false;
     if (running.empty()) return true;
     if (!spec_.concurrent_kernels || running.size() >= kStatSlots) return false;
-    const uint32_t stream = m.kernels[jobs[next_job].kernel_index].cuda_stream_id;
+    const uint64_t stream = m.kernels[jobs[next_job].kernel_index].cuda_stream_id;
     for (const RunningKernel& rk : running)
       if (rk.next || rk.stream == stream) return false;
     return true;

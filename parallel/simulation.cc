@@ -131,6 +131,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   std::vector<KernelResult> results = gpu.run(trace, jobs, go);
   report.gpu_cycles = gpu.cycles();
   report.engine = gpu.engine_report();
+  report.partial_trace = trace.partial_trace();
   for (KernelResult& r : results) {
     const KernelInfo& info = m.kernels[r.kernel_index];
     KernelReport k;

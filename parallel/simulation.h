@@ -61,6 +61,7 @@ struct SimulationReport {
   uint32_t dram_channels = 0;
   uint64_t gpu_cycles = 0;  // the whole run's span, launch gaps and overlaps included
   bool truncated = false;
+  std::vector<std::string> partial_trace;  // what the trace lacked (read with --allow-partial), one line each
   // Run figures (not deterministic).
   double wall_seconds = 0;
   uint32_t threads = 1;

@@ -134,6 +134,11 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
     json_stats(out, kernel_stats(r, k));
     out += "}";
   }
+  out += "],\n \"partial_trace\": [";
+  for (size_t i = 0; i < r.partial_trace.size(); ++i) {
+    if (i) out += ", ";
+    json_string(out, r.partial_trace[i]);
+  }
   out += "],\n \"total\": ";
   json_stats(out, total_stats(r));
   uint64_t insts = 0, cycles = 0;

@@ -46,12 +46,12 @@ double median(std::vector<double> v) {
 }
 
 // One profiled sequential run: the per-cycle cost split and what it predicts.
-void print_cost_split(const std::string& input, const GpuSpec& spec, SimulationOptions o,
+void print_cost_split(const std::string& input, const SimulationInputs& inputs, const GpuSpec& spec, SimulationOptions o,
                       const std::vector<uint32_t>& predict, double measured_seq_wall) {
   o.schedule = "seq";
   o.threads = 1;
   o.profile = true;
-  auto trace = open_trace(input);
+  auto trace = inputs.open(input);
   const SimulationReport rep = simulate(*trace, spec, o);
   const EngineReport& e = rep.engine;
   const double cycles = double(e.serial_cycles + e.parallel_cycles);
@@ -77,7 +77,7 @@ void print_cost_split(const std::string& input, const GpuSpec& spec, SimulationO
   threaded.schedule = "para1";
   threaded.threads = 2;
   threaded.partition = "balanced";
-  auto trace2 = open_trace(input);
+  auto trace2 = inputs.open(input);
   const EngineReport e2 = simulate(*trace2, spec, threaded).engine;
   const double cycles2 = double(e2.serial_cycles + e2.parallel_cycles);
   const double serial_seq = double(e.serial_ns) / cycles, serial_threaded = cycles2 > 0 ? double(e2.serial_ns) / cycles2 : 0.0;
@@ -169,7 +169,7 @@ int cmd_bench(const Args& args) {
       SimulationOptions o = base;
       o.schedule = c.schedule;
       o.threads = c.threads;
-      auto trace = open_trace(input);
+      auto trace = inputs.open(input);
       const SimulationReport rep = simulate(*trace, spec, o);
       c.wall.push_back(rep.wall_seconds);
       c.wait_share.push_back(handshake_wait_share(rep));
@@ -207,7 +207,7 @@ int cmd_bench(const Args& args) {
     rows += row;
   }
   if (!csv.empty()) write_output_file(csv, rows);
-  if (cost_split) print_cost_split(input, spec, base, parse_thread_list(predict), base_wall);
+  if (cost_split) print_cost_split(input, inputs, spec, base, parse_thread_list(predict), base_wall);
   return 0;
 }
 

@@ -15,19 +15,21 @@ namespace lockstep::cli {
 int cmd_convert(const Args& args) {
   std::string input, output;
   ConvertOptions options;
-  bool quiet = false;
+  bool quiet = false, allow_partial = false;
   po::options_description opts(
       "usage: lockstep convert IN -o OUT.lst [options]\n"
       "IN: an Accel-Sim trace directory, a kernelslist(.g), or one kernel-N.traceg[.xz] / raw kernel-N.trace[.xz]\n"
       "options");
   opts.add_options()("help,h", "show this help")("output,o", po::value(&output), "output .lst file (required; '-': standard output)")(
       "jobs,j", po::value(&options.jobs)->default_value(0), "worker threads (0 = all cores)")(
+      "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp)(
       "quiet,q", po::bool_switch(&quiet), "print nothing on success");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing input trace");
   if (output.empty()) throw po::error("missing -o OUT.lst");
   resolve_output(output);  // an unwritable output is reported before the conversion
 
+  options.partial = partial_policy(allow_partial);
   const ConvertReport r = convert_text_trace(input, output, options);
   if (!quiet)
     std::fprintf(output == "-" ? stderr : stdout, "converted %u kernels, %llu blocks, %llu warp instructions: %llu -> %llu bytes (%.2fx) in %.2f s (%.2f M warp insts/s)\n",

@@ -7,6 +7,7 @@
 
 #include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
+#include "frontend/container/container_reader.h"
 #include "frontend/convert/open_trace.h"
 
 namespace po = boost::program_options;
@@ -35,15 +36,18 @@ void print_histogram(const std::vector<std::pair<std::string, uint64_t>>& counts
 int cmd_info(const Args& args) {
   std::string input;
   size_t limit = 12;
-  bool full = false;
+  bool full = false, allow_partial = false, check = false;
   po::options_description opts("usage: lockstep info TRACE [options]\nTRACE: a .lst file or an Accel-Sim text trace\noptions");
   opts.add_options()("help,h", "show this help")("opcodes", po::value(&limit)->default_value(12),
                                                    "opcodes listed per kernel (0 = all)")(
-      "full-opcodes", po::bool_switch(&full), "histogram by full opcode (LDG.E.64) instead of mnemonic (LDG)");
+      "full-opcodes", po::bool_switch(&full), "histogram by full opcode (LDG.E.64) instead of mnemonic (LDG)")(
+      "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp)(
+      "check", po::bool_switch(&check),
+      "also read back every frame of a .lst (checksums, decoding, agreement with the index) without simulating");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
 
-  auto trace = open_trace(input);
+  auto trace = open_trace(input, print_warning, partial_policy(allow_partial));
   const TraceManifest& m = trace->manifest();
   std::printf("trace %s: %zu kernels\n", input.c_str(), m.kernels.size());
   KernelSummary total;
@@ -60,8 +64,9 @@ int cmd_info(const Args& args) {
     const KernelSummary s = trace->summarize(c.kernel_index);
     std::string name = k.name.size() > 100 ? k.name.substr(0, 97) + "..." : k.name;
     std::printf("  kernel %u %s\n", k.kernel_id, name.c_str());
-    std::printf("    sm_%u, tracer %u%s, stream %u, grid %s, block %s, %u regs, %u B shmem\n", k.binary_version,
-                k.tracer_version, k.raw_tracer_output ? " (raw)" : "", k.cuda_stream_id, k.grid.str().c_str(),
+    const std::string* stream = k.header_field("cuda stream id");
+    std::printf("    sm_%u, tracer %u%s, stream %s, grid %s, block %s, %u regs, %u B shmem\n", k.binary_version,
+                k.tracer_version, k.raw_tracer_output ? " (raw)" : "", stream ? stream->c_str() : "0", k.grid.str().c_str(),
                 k.block.str().c_str(), k.nregs, k.shmem_bytes);
     std::printf("    %llu blocks, %llu warps, %llu warp instructions, %llu thread instructions, memory %.1f%%\n",
                 (unsigned long long)s.blocks, (unsigned long long)s.warps, (unsigned long long)s.warp_insts,
@@ -80,6 +85,15 @@ int cmd_info(const Args& args) {
               total.warp_insts ? 100.0 * double(total.mem_insts) / double(total.warp_insts) : 0.0,
               (unsigned long long)memcpys, (unsigned long long)memcpy_bytes);
   print_histogram(total.opcode_counts, total.warp_insts, limit, full);
+  if (check) {
+    if (is_container_file(input)) {
+      const uint64_t chunks = ContainerReader(input).check_every_frame();
+      std::printf("check: %llu chunks and %zu kernel tables read back, every checksum matches\n",
+                  (unsigned long long)chunks, m.kernels.size());
+    } else {
+      std::printf("check: every block of the text trace parsed\n");
+    }
+  }
   return 0;
 }
 

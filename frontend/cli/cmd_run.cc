@@ -37,16 +37,16 @@ std::optional<uint64_t> parse_cluster_order(const std::string& text) {
 }  // namespace
 
 int cmd_run(const Args& args) {
-  std::string input, gpu, config_file, kernels, stats_json, stats_csv_file, schedule = "seq", cluster_order = "natural";
-  std::vector<std::string> sets;
+  std::string input, gpu, kernels, stats_json, stats_csv_file, schedule = "seq", cluster_order = "natural";
+  std::vector<std::string> sets, config_files;
   SimulationOptions options;
-  bool perfect = false, quiet = false, no_fast_forward = false;
+  bool perfect = false, quiet = false, no_fast_forward = false, allow_partial = false;
   po::options_description opts(
       "usage: lockstep run TRACE [options]\n"
       "TRACE: a .lst file or an Accel-Sim trace directory / kernelslist.g (read while streaming)\noptions");
   opts.add_options()("help,h", "show this help")(
       "gpu", po::value(&gpu), "GPU config by name (configs/gpus/NAME.cfg); default: the trace's architecture")(
-      "config", po::value(&config_file), "GPU config file")(
+      "config", po::value(&config_files)->composing(), kConfigHelp)(
       "set", po::value(&sets)->composing(), "override a config key: --set sm.max_warps=48 (repeatable)")(
       "kernels", po::value(&kernels), "simulate only these kernel ids, e.g. 1,3-5 (memcpys still apply)")(
       "stats-json", po::value(&stats_json), "write statistics as JSON to this file ('-': standard output)")(
@@ -69,10 +69,10 @@ int cmd_run(const Args& args) {
       "max-cycles", po::value(&options.max_cycles)->default_value(0), "stop after this many core cycles (0: none)")(
       "cluster-order", po::value(&cluster_order)->default_value("natural"),
       "debug: 'shuffle:SEED' ticks clusters in a random order every cycle (results must not change)")(
+      "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp)(
       "quiet,q", po::bool_switch(&quiet), "no summary or progress");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
-  if (!gpu.empty() && !config_file.empty()) throw po::error("--gpu and --config are exclusive");
   options.schedule = schedule;
   options.perfect_memory = perfect;
   options.fast_forward = !no_fast_forward;
@@ -95,11 +95,11 @@ int cmd_run(const Args& args) {
     std::fprintf(stderr, "lockstep run: note: the seq schedule simulates on one thread (--threads %u ignored)\n",
                  options.threads);
 
-  auto trace = open_trace(input);
+  auto trace = open_trace(input, print_warning, partial_policy(allow_partial));
   if (trace->manifest().kernels.empty()) throw std::runtime_error(input + ": the trace has no kernels");
-  std::string which = !config_file.empty() ? config_file : gpu;
-  if (which.empty()) which = default_gpu_for(trace->manifest().kernels.front().binary_version);
-  const GpuSpec spec = load_gpu_spec(which, sets);
+  std::string which = gpu;
+  if (which.empty() && config_files.empty()) which = default_gpu_for(trace->manifest().kernels.front().binary_version);
+  const GpuSpec spec = load_gpu_spec_layered(which, config_files, sets);
 
   // A container's index gives the instruction total up front, for the ETA.
   uint64_t expected = 0;
@@ -128,6 +128,7 @@ int cmd_run(const Args& args) {
   RunProvenance provenance;
   provenance.trace = std::filesystem::absolute(input).lexically_normal().string();
   provenance.gpu_config = which;
+  for (const std::string& f : config_files) provenance.gpu_config += (provenance.gpu_config.empty() ? "" : " + ") + f;
   provenance.sets = sets;
   provenance.command_line = shell_command_line("lockstep run", args);
   if (!stats_json.empty()) write_stats_json(report, provenance, stats_json);

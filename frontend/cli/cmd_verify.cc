@@ -84,7 +84,7 @@ int cmd_verify(const Args& args) {
     o.threads = n;
     o.partition = partition;
     o.fast_forward = fast_forward;
-    auto trace = open_trace(input);
+    auto trace = inputs.open(input);
     SimulationReport report = simulate(*trace, spec, o);
     uint64_t insts = 0;
     for (const KernelReport& k : report.kernels) insts += k.stats.warp_insts;

@@ -84,6 +84,17 @@ inline std::string default_gpu_for(uint32_t binary_version) {
   }
 }
 
+inline constexpr const char* kAllowPartialHelp =
+    "read a trace that is not whole (blocks or warps missing, a warp without EXIT, a block twice) with a warning "
+    "instead of an error; the findings are recorded";
+inline constexpr const char* kConfigHelp =
+    "GPU config file; repeatable, and after --gpu an overlay whose keys replace the GPU's (e.g. "
+    "configs/presets/uniform-unit.cfg)";
+
+inline PartialTraces partial_policy(bool allow_partial) {
+  return allow_partial ? PartialTraces::kAllow : PartialTraces::kReject;
+}
+
 // "1,2,4" -> {1, 2, 4}; "seq,para1" -> {"seq", "para1"}.
 inline std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
@@ -116,22 +127,27 @@ inline std::vector<uint32_t> parse_thread_list(const std::string& text) {
 // The options every command that simulates a trace takes beside its own:
 // which GPU, config overrides, the kernels, the memory model and a cycle cap.
 struct SimulationInputs {
-  std::string gpu, config_file, kernels;
+  std::string gpu, kernels;
+  std::vector<std::string> config_files;
   std::vector<std::string> sets;
-  bool perfect_memory = false, no_fast_forward = false, pin = false;
+  bool perfect_memory = false, no_fast_forward = false, pin = false, allow_partial = false;
   uint64_t max_cycles = 0;
 
   void add_to(boost::program_options::options_description& opts) {
     namespace po = boost::program_options;
-    opts.add_options()("gpu", po::value(&gpu), "GPU config by name")("config", po::value(&config_file),
-                                                                      "GPU config file")(
+    opts.add_options()("gpu", po::value(&gpu), "GPU config by name")("config", po::value(&config_files)->composing(),
+                                                                      kConfigHelp)(
         "set", po::value(&sets)->composing(), "override a config key (repeatable)")(
         "kernels", po::value(&kernels), "simulate only these kernel ids")(
         "perfect-memory", po::bool_switch(&perfect_memory), "no memory system (fixed latency)")(
         "max-cycles", po::value(&max_cycles)->default_value(0), "stop each run after this many cycles")(
         "no-fast-forward", po::bool_switch(&no_fast_forward), "simulate every cycle (same results)")(
-        "pin", po::bool_switch(&pin), "pin simulation thread i to CPU i");
+        "pin", po::bool_switch(&pin), "pin simulation thread i to CPU i")(
+        "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp);
   }
+  PartialTraces partial() const { return partial_policy(allow_partial); }
+  // The trace, for one of the command's runs (no warnings: runs repeat).
+  std::unique_ptr<TraceSource> open(const std::string& input) const { return open_trace(input, nullptr, partial()); }
   // Options common to every run of the command (no warnings: runs repeat).
   SimulationOptions options() const {
     SimulationOptions o;
@@ -145,10 +161,9 @@ struct SimulationInputs {
   }
   // The GPU: --config, else --gpu, else the shipped config of the trace's architecture.
   GpuSpec spec(const std::string& input) const {
-    if (!gpu.empty() && !config_file.empty()) throw boost::program_options::error("--gpu and --config are exclusive");
-    std::string which = !config_file.empty() ? config_file : gpu;
-    if (which.empty()) which = default_gpu_for(open_trace(input)->manifest().kernels.at(0).binary_version);
-    return load_gpu_spec(which, sets);
+    std::string which = gpu;
+    if (which.empty() && config_files.empty()) which = default_gpu_for(open(input)->manifest().kernels.at(0).binary_version);
+    return load_gpu_spec_layered(which, config_files, sets);
   }
 };
 

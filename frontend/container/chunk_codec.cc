@@ -827,8 +827,10 @@ StaticTable decode_kernel_table(const proto::KernelTable& msg, const std::string
   return table;
 }
 
-StaticTable decode_kernel_table_frame(std::string_view frame, const std::string& where, uint32_t* named) {
-  const std::string raw = decompress_frame(frame, where);
+StaticTable decode_kernel_table_frame(std::string_view frame, const std::string& where, uint32_t* named,
+                                      size_t max_size) {
+  std::string raw;
+  decompress_frame_to_limit(frame, max_size, where, raw);
   proto::KernelTable msg;
   if (raw.size() > size_t(std::numeric_limits<int>::max()) || !msg.ParseFromArray(raw.data(), int(raw.size())))
     throw TraceError(where + ": bad protobuf (KernelTable does not parse)");

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "frontend/container/format.h"
 #include "frontend/trace/block_trace.h"
 #include "frontend/trace/dim3.h"
 #include "frontend/trace/static_table.h"
@@ -94,6 +95,8 @@ StaticTable decode_kernel_table(const proto::KernelTable& msg, const std::string
 // `kernel_index`; the second stores the kernel it names in `*named` (several
 // kernels with identical tables share one frame, which names one of them).
 StaticTable decode_kernel_table_frame(std::string_view frame, uint32_t kernel_index, const std::string& where);
-StaticTable decode_kernel_table_frame(std::string_view frame, const std::string& where, uint32_t* named);
+// `max_size` bounds the table's content (container::Limits::table_bytes) whatever the frame's size.
+StaticTable decode_kernel_table_frame(std::string_view frame, const std::string& where, uint32_t* named,
+                                      size_t max_size = container::Limits{}.table_bytes);
 
 }  // namespace lockstep

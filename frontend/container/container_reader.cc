@@ -44,7 +44,8 @@ size_t pread_full(int fd, void* dst, size_t size, uint64_t offset) {
 
 }  // namespace
 
-ContainerReader::ContainerReader(std::filesystem::path path) : path_(std::move(path)) {
+ContainerReader::ContainerReader(std::filesystem::path path, container::Limits limits)
+    : path_(std::move(path)), limits_(limits) {
   fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw TraceError(fail_prefix() + "cannot open: " + std::strerror(errno));
   try {
@@ -139,7 +140,7 @@ void ContainerReader::open_and_validate() {
   // Header.
   if (!footer.has_header()) throw TraceError(p + "footer has no header reference");
   read_frame(check_ref(footer.header(), "header"), p + "header", buf);
-  decompress_frame_into(buf, p + "header", raw);
+  decompress_frame_to_limit(buf, limits_.header_bytes, p + "header", raw);
   proto::TraceHeader header;
   if (!header.ParseFromString(raw)) throw TraceError(p + "header: bad protobuf (TraceHeader does not parse)");
   if (header.format_version() != format_version_)
@@ -209,6 +210,7 @@ void ContainerReader::open_and_validate() {
     k->totals.mem_insts = idx.mem_insts();
     k->totals.thread_insts = idx.thread_insts();
     k->totals.opcode_counts.assign(idx.opcode_counts().begin(), idx.opcode_counts().end());
+    k->partial_trace.assign(idx.partial_trace().begin(), idx.partial_trace().end());
     kernels_.push_back(std::move(k));
   }
 }
@@ -232,7 +234,7 @@ const ContainerReader::LoadedTable& ContainerReader::loaded_table(uint32_t k) co
       std::string buf;
       read_frame(owner.table, where(), buf);
       uint32_t named = 0;
-      auto loaded = std::make_unique<LoadedTable>(decode_kernel_table_frame(buf, where(), &named));
+      auto loaded = std::make_unique<LoadedTable>(decode_kernel_table_frame(buf, where(), &named, limits_.table_bytes));
       if (named >= kernels_.size() || kernels_[named]->table_owner != kn.table_owner)
         throw TraceError(where() + ": table names kernel " + std::to_string(named) +
                          ", which does not use this table frame");
@@ -308,6 +310,22 @@ BlockTrace ContainerReader::read_block(uint32_t k, uint32_t ordinal) const {
   std::vector<BlockTrace> blocks;
   read_chunk(k, c, blocks);
   return std::move(blocks[ordinal - kernel(k).chunks[c].first_block]);
+}
+
+uint64_t ContainerReader::check_every_frame() const {
+  uint64_t chunks = 0;
+  std::vector<BlockTrace> blocks;
+  for (uint32_t k = 0; k < kernel_count(); ++k) {
+    totals(k);  // loads the table and checks the opcode counts against it
+    for (uint32_t c = 0; c < chunk_count(k); ++c, ++chunks) read_chunk(k, c, blocks);
+  }
+  return chunks;
+}
+
+std::vector<std::string> ContainerReader::partial_trace() const {
+  std::vector<std::string> all;
+  for (const auto& k : kernels_) all.insert(all.end(), k->partial_trace.begin(), k->partial_trace.end());
+  return all;
 }
 
 const KernelTotals& ContainerReader::totals(uint32_t k) const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "frontend/container/chunk_codec.h"
+#include "frontend/container/format.h"
 #include "frontend/trace/block_trace.h"
 #include "frontend/trace/kernel_info.h"
 #include "frontend/trace/static_table.h"
@@ -41,7 +42,7 @@ struct KernelTotals {
 
 class ContainerReader {
  public:
-  explicit ContainerReader(std::filesystem::path path);
+  explicit ContainerReader(std::filesystem::path path, container::Limits limits = {});
   ~ContainerReader();
   ContainerReader(const ContainerReader&) = delete;
   ContainerReader& operator=(const ContainerReader&) = delete;
@@ -68,6 +69,12 @@ class ContainerReader {
   void read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out, ChunkScratch& scratch) const;
   // Decodes the chunk holding block `ordinal` and returns that block.
   BlockTrace read_block(uint32_t k, uint32_t ordinal) const;
+  // Reads every kernel table and every chunk: each frame's CRC, its
+  // compression checksum, its decoding and its agreement with the index and
+  // the table. Returns the number of chunks read; throws on the first fault.
+  uint64_t check_every_frame() const;
+  // What the text trace lacked, for a container converted with --allow-partial (all kernels, in order).
+  std::vector<std::string> partial_trace() const;
   // Totals from the index; loads the kernel table to check the opcode counts against it.
   const KernelTotals& totals(uint32_t k) const;
 
@@ -100,6 +107,7 @@ class ContainerReader {
     std::vector<ChunkInfo> chunks;
     std::vector<BlockInfo> blocks;
     KernelTotals totals;
+    std::vector<std::string> partial_trace;
     mutable std::mutex table_mu;
     mutable std::atomic<const LoadedTable*> table_ready{nullptr};
     mutable std::unique_ptr<LoadedTable> table_owned;
@@ -114,6 +122,7 @@ class ContainerReader {
   void open_and_validate();
 
   std::filesystem::path path_;
+  container::Limits limits_;
   int fd_ = -1;
   uint64_t file_size_ = 0;
   uint32_t format_version_ = 0;

@@ -21,6 +21,17 @@ std::string serialize(const google::protobuf::MessageLite& msg, const std::strin
   return raw;
 }
 
+std::string size_text(size_t bytes) {
+  return bytes % (size_t(1) << 20) == 0 ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+}
+
+// The reader's limit on a frame's content, checked before anything is written.
+void check_limit(const std::string& raw, size_t limit, const std::string& where, const std::string& what) {
+  if (raw.size() > limit)
+    throw TraceError(where + ": " + what + " is " + std::to_string(raw.size()) + " bytes, over the container's limit of " +
+                     size_text(limit));
+}
+
 void set_ref(proto::FrameRef* p, uint64_t offset, uint32_t size, uint32_t crc) {
   p->set_offset(offset);
   p->set_size(size);
@@ -29,8 +40,8 @@ void set_ref(proto::FrameRef* p, uint64_t offset, uint32_t size, uint32_t crc) {
 
 }  // namespace
 
-ContainerWriter::ContainerWriter(std::filesystem::path final_path)
-    : final_path_(std::move(final_path)), out_(final_path_.string()) {
+ContainerWriter::ContainerWriter(std::filesystem::path final_path, container::Limits limits)
+    : final_path_(std::move(final_path)), limits_(limits), out_(final_path_.string()) {
   unsigned char head[container::kHeadSize] = {};
   std::memcpy(head, container::kHeadMagic, 8);
   container::put_u32(head + 8, container::kFormatVersion);
@@ -69,7 +80,11 @@ void ContainerWriter::write_header(const TraceManifest& manifest) {
   if (header_written_) throw TraceError(where() + ": write_header called twice");
   proto::TraceHeader msg;
   encode_manifest(manifest, container::kFormatVersion, msg);
-  header_ = write_frame(compress_frame(serialize(msg, where(), "TraceHeader"), FrameCodec::kXz));
+  const std::string raw = serialize(msg, where(), "TraceHeader");
+  check_limit(raw, limits_.header_bytes, final_path_.string(),
+              "the trace header (kernel names and header lines of " + std::to_string(manifest.kernels.size()) +
+                  " kernels)");
+  header_ = write_frame(compress_frame(raw, FrameCodec::kXz));
   kernels_.assign(manifest.kernels.size(), Kernel{});
   header_written_ = true;
 }
@@ -122,7 +137,10 @@ void ContainerWriter::add_table_locked(uint32_t kernel_index, const StaticTable&
     k.table = it->second;
   } else {
     msg.set_kernel_index(kernel_index);
-    k.table = write_frame(compress_frame(serialize(msg, where(), "KernelTable"), FrameCodec::kXz));
+    const std::string raw = serialize(msg, where(), "KernelTable");
+    check_limit(raw, limits_.table_bytes, final_path_.string(),
+                "kernel " + std::to_string(kernel_index) + "'s table of static instructions");
+    k.table = write_frame(compress_frame(raw, FrameCodec::kXz));
     tables_.emplace(std::move(key), k.table);
   }
   k.has_table = true;
@@ -138,6 +156,15 @@ void ContainerWriter::add_kernel_table(uint32_t kernel_index, const StaticTable&
   if (kernels_[kernel_index].has_table)
     throw TraceError(where() + ": kernel " + std::to_string(kernel_index) + ": table added twice");
   add_table_locked(kernel_index, table);
+}
+
+void ContainerWriter::set_partial_trace(uint32_t kernel_index, std::vector<std::string> findings) {
+  std::lock_guard lock(mu_);
+  check_open("set_partial_trace");
+  if (kernel_index >= kernels_.size())
+    throw TraceError(where() + ": kernel " + std::to_string(kernel_index) + ": the header lists " +
+                     std::to_string(kernels_.size()) + " kernels");
+  kernels_[kernel_index].partial_trace = std::move(findings);
 }
 
 void ContainerWriter::commit() {
@@ -182,6 +209,7 @@ void ContainerWriter::commit() {
       opcode_counts[k.inst_opcode[s]] += k.static_counts[s];
     }
     for (uint64_t c : opcode_counts) idx->add_opcode_counts(c);
+    for (const std::string& f : k.partial_trace) idx->add_partial_trace(f);
   }
   const Frame f = write_frame(compress_frame(serialize(footer, where(), "TraceFooter"), FrameCodec::kLz4Hc));
   unsigned char tail[container::kTailSize];

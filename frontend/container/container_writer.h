@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "frontend/container/chunk_codec.h"
+#include "frontend/container/format.h"
 #include "frontend/io/output_file.h"
 #include "frontend/trace/kernel_info.h"
 #include "frontend/trace/static_table.h"
@@ -30,7 +31,8 @@ namespace lockstep {
 
 class ContainerWriter {
  public:
-  explicit ContainerWriter(std::filesystem::path final_path);
+  // Refuses a header or kernel table over `limits` (the reader's, unless a test says otherwise).
+  explicit ContainerWriter(std::filesystem::path final_path, container::Limits limits = {});
   ~ContainerWriter();
   ContainerWriter(const ContainerWriter&) = delete;
   ContainerWriter& operator=(const ContainerWriter&) = delete;
@@ -38,6 +40,8 @@ class ContainerWriter {
   void write_header(const TraceManifest& manifest);
   void add_chunk(EncodedChunk&& chunk);
   void add_kernel_table(uint32_t kernel_index, const StaticTable& table);
+  // What the kernel's text trace lacked (read with --allow-partial), kept in its index entry.
+  void set_partial_trace(uint32_t kernel_index, std::vector<std::string> findings);
   // Kernels without chunks or table get an empty table and an empty index entry.
   void commit();
 
@@ -67,6 +71,7 @@ class ContainerWriter {
     std::vector<BlockInfo> blocks;
     uint64_t warp_insts = 0, mem_insts = 0, thread_insts = 0;
     std::vector<uint64_t> static_counts;
+    std::vector<std::string> partial_trace;
   };
 
   Frame write_frame(std::string_view frame);  // at the current end; mu_ held
@@ -77,6 +82,7 @@ class ContainerWriter {
 
   mutable std::mutex mu_;
   std::filesystem::path final_path_;
+  container::Limits limits_;
   OutputFile out_;
   uint64_t offset_ = 0;
   bool header_written_ = false;

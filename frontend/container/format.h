@@ -17,6 +17,15 @@ inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr size_t kHeadSize = 16;
 inline constexpr size_t kTailSize = 28;
 
+// The most content the header frame (TraceHeader: kernel names and header
+// lines) and one kernel table frame (KernelTable) may hold, whatever their
+// compression ratio. The writer refuses more, so that whatever it writes the
+// reader reads back; the reader allocates no more on a corrupt frame.
+struct Limits {
+  size_t header_bytes = size_t(256) << 20;
+  size_t table_bytes = size_t(256) << 20;
+};
+
 inline void put_u32(unsigned char* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }

@@ -121,6 +121,13 @@ void decompress_frame_into(std::string_view frame, const std::string& where, std
     lz4_decompress_frame_into(frame, limit, where, out);
 }
 
+void decompress_frame_to_limit(std::string_view frame, size_t max_size, const std::string& where, std::string& out) {
+  if (is_xz_frame(frame))
+    xz_decompress_into(frame, max_size, where, out);
+  else
+    lz4_decompress_frame_into(frame, max_size, where, out);
+}
+
 std::string decompress_frame(std::string_view frame, const std::string& where, size_t max_size) {
   std::string out;
   decompress_frame_into(frame, where, out, max_size);

@@ -25,6 +25,11 @@ std::string compress_frame(std::string_view raw, FrameCodec codec);
 void decompress_frame_into(std::string_view frame, const std::string& where, std::string& out,
                            size_t max_size = ~size_t(0));
 std::string decompress_frame(std::string_view frame, const std::string& where, size_t max_size = ~size_t(0));
+// For frames whose content the format bounds outright (the header and the
+// kernel tables, ContainerLimits): up to `max_size` bytes whatever the frame's
+// size, since a long kernel name or opcode compresses far beyond the ratio
+// frame_max_content allows. Memory grows only as content is decoded.
+void decompress_frame_to_limit(std::string_view frame, size_t max_size, const std::string& where, std::string& out);
 
 // The most content a well-formed frame of `frame_size` bytes is allowed to
 // hold: a bound that stops a corrupt size field from allocating wildly.

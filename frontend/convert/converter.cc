@@ -8,7 +8,6 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
-#include <unordered_set>
 #include <vector>
 
 #include "frontend/container/chunk_codec.h"
@@ -30,9 +29,10 @@ struct ChunkWork {
 };
 
 struct KernelState {
+  KernelState(const KernelInfo& info, const std::string& file) : completeness(info, file) {}
   StaticTable table;
   uint32_t next_block = 0;
-  std::unordered_set<uint64_t> seen_blocks;
+  KernelCompleteness completeness;
 };
 
 // The serial reading stage: walks kernels in order, gathering block texts.
@@ -137,7 +137,10 @@ ConvertReport convert_text_trace(const std::filesystem::path& input, const std::
   report.kernels = uint32_t(manifest.kernels.size());
   for (const KernelFileRef& f : layout.kernel_files) report.input_bytes += std::filesystem::file_size(f.path);
 
-  std::vector<KernelState> kernels(manifest.kernels.size());
+  std::vector<KernelState> kernels;
+  kernels.reserve(manifest.kernels.size());
+  for (size_t k = 0; k < manifest.kernels.size(); ++k)
+    kernels.emplace_back(manifest.kernels[k], layout.kernel_files[k].path.string());
   BlockTextFeed feed(layout, options);
 
   const size_t tokens = size_t(2 * jobs + 2);
@@ -164,13 +167,12 @@ ConvertReport convert_text_trace(const std::filesystem::path& input, const std::
           tbb::make_filter<ChunkWork*, ChunkWork*>(tbb::filter_mode::serial_in_order,
                                                    [&](ChunkWork* w) {
                                                      KernelState& ks = kernels[w->kernel];
-                                                     const KernelInfo& k = manifest.kernels[w->kernel];
                                                      intern_into_kernel(*w, ks);
-                                                     for (const BlockTrace& b : w->blocks)
-                                                       if (!ks.seen_blocks.insert(k.grid.linear(b.id)).second)
-                                                         throw TraceError(layout.kernel_files[w->kernel].path.string() +
-                                                                          ": thread block " + b.id.str() +
-                                                                          " appears more than once");
+                                                     for (const BlockTrace& b : w->blocks) ks.completeness.add(b, ks.table);
+                                                     if (w->ends_kernel)
+                                                       writer.set_partial_trace(
+                                                           w->kernel, check_partial(ks.completeness.findings(),
+                                                                                    options.partial, options.warn));
                                                      w->encoded.first_block = ks.next_block;
                                                      ks.next_block += uint32_t(w->blocks.size());
                                                      return w;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "frontend/trace/kernel_completeness.h"
 #include "frontend/trace/warnings.h"
 
 namespace lockstep {
@@ -22,6 +23,9 @@ struct ConvertOptions {
   size_t chunk_text_bytes = size_t(1) << 20;  // text gathered per chunk (blocks are never split)
   size_t raw_group_budget = size_t(64) << 20;  // memory for grouping raw tracer output before spilling
   WarningHandler warn = print_warning;
+  // A kernel that is not whole is an error, or with kAllow a warning recorded
+  // in the container (kernel_completeness.h).
+  PartialTraces partial = PartialTraces::kReject;
 };
 
 struct ConvertReport {

@@ -25,7 +25,12 @@ class ContainerBlockCursor : public BlockCursor {
 
 class ContainerTraceSource : public TraceSource {
  public:
-  explicit ContainerTraceSource(const std::filesystem::path& path) : reader_(path) {}
+  ContainerTraceSource(const std::filesystem::path& path, const WarningHandler& warn, PartialTraces partial)
+      : reader_(path) {
+    std::vector<std::string> found;
+    for (const std::string& f : reader_.partial_trace()) found.push_back(path.string() + ": converted from " + f);
+    partial_trace_ = check_partial(std::move(found), partial, warn);
+  }
   const TraceManifest& manifest() const override { return reader_.manifest(); }
   const StaticTable& static_table(uint32_t kernel) override { return reader_.kernel_table(kernel); }
   std::unique_ptr<BlockCursor> open_blocks(uint32_t kernel) override {
@@ -52,9 +57,11 @@ class ContainerTraceSource : public TraceSource {
     for (uint32_t op = 0; op < t.opcode_counts.size(); ++op) s.opcode_counts.emplace_back(table.opcode(op), t.opcode_counts[op]);
     return s;
   }
+  std::vector<std::string> partial_trace() const override { return partial_trace_; }
 
  private:
   ContainerReader reader_;
+  std::vector<std::string> partial_trace_;
 };
 
 }  // namespace
@@ -67,9 +74,10 @@ bool is_container_file(const std::filesystem::path& path) {
   return in.gcount() == sizeof magic && std::memcmp(magic, container::kHeadMagic, sizeof magic) == 0;
 }
 
-std::unique_ptr<TraceSource> open_trace(const std::filesystem::path& path, WarningHandler warn) {
-  if (is_container_file(path) || path.extension() == ".lst") return std::make_unique<ContainerTraceSource>(path);
-  return std::make_unique<TextTraceSource>(path, std::move(warn));
+std::unique_ptr<TraceSource> open_trace(const std::filesystem::path& path, WarningHandler warn, PartialTraces partial) {
+  if (is_container_file(path) || path.extension() == ".lst")
+    return std::make_unique<ContainerTraceSource>(path, warn, partial);
+  return std::make_unique<TextTraceSource>(path, std::move(warn), partial);
 }
 
 }  // namespace lockstep

@@ -4,12 +4,17 @@
 #include <filesystem>
 #include <memory>
 
+#include "frontend/trace/kernel_completeness.h"
 #include "frontend/trace/trace_source.h"
 #include "frontend/trace/warnings.h"
 
 namespace lockstep {
 
 bool is_container_file(const std::filesystem::path& path);
-std::unique_ptr<TraceSource> open_trace(const std::filesystem::path& path, WarningHandler warn = print_warning);
+// A trace that is not whole (kernel_completeness.h) is an error unless
+// `partial` allows it: a text trace is checked as each kernel's blocks are
+// read, a container by what its conversion found.
+std::unique_ptr<TraceSource> open_trace(const std::filesystem::path& path, WarningHandler warn = print_warning,
+                                        PartialTraces partial = PartialTraces::kReject);
 
 }  // namespace lockstep

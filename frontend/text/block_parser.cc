@@ -28,19 +28,19 @@ class LineFields {
   uint32_t dec32(const char* what) {
     const std::string_view t = token(what);
     uint32_t v = 0;
-    if (!parse_dec_u32(t, v)) fail(file_, line_no_, std::string("bad ") + what + " '" + std::string(t) + "'");
+    if (!parse_dec_u32(t, v)) fail(file_, line_no_, std::string("bad ") + what + " " + quoted_excerpt(t));
     return v;
   }
   uint64_t hex64(const char* what) {
     const std::string_view t = token(what);
     uint64_t v = 0;
-    if (!parse_hex_u64(t, v)) fail(file_, line_no_, std::string("bad hex ") + what + " '" + std::string(t) + "'");
+    if (!parse_hex_u64(t, v)) fail(file_, line_no_, std::string("bad hex ") + what + " " + quoted_excerpt(t));
     return v;
   }
   int64_t int64(const char* what) {
     const std::string_view t = token(what);
     int64_t v = 0;
-    if (!parse_int64(t, v)) fail(file_, line_no_, std::string("bad ") + what + " '" + std::string(t) + "'");
+    if (!parse_int64(t, v)) fail(file_, line_no_, std::string("bad ") + what + " " + quoted_excerpt(t));
     return v;
   }
   void regs(std::vector<RegRef>& out, const char* what) {
@@ -50,7 +50,7 @@ class LineFields {
     for (uint32_t i = 0; i < n; ++i) {
       const std::string_view t = token("register operand");
       const auto reg = RegRef::parse(t);
-      if (!reg) fail(file_, line_no_, "bad register '" + std::string(t) + "'");
+      if (!reg) fail(file_, line_no_, "bad register " + quoted_excerpt(t));
       out.push_back(*reg);
     }
   }
@@ -87,7 +87,7 @@ void parse_instruction_line(std::string_view line, const KernelInfo& k, StaticTa
   out.mask = uint32_t(mask);
   f.regs(st.dsts, "destination count");
   const std::string_view opcode = f.token("opcode");
-  if (!plausible_opcode(opcode)) fail(file, line_no, "expected an opcode, got '" + std::string(opcode) + "'");
+  if (!plausible_opcode(opcode)) fail(file, line_no, "expected an opcode, got " + quoted_excerpt(opcode));
   st.opcode_id = table.intern_opcode(opcode);
   f.regs(st.srcs, "source count");
   st.mem_width = f.dec32("memory width");
@@ -124,7 +124,7 @@ void parse_instruction_line(std::string_view line, const KernelInfo& k, StaticTa
     st.has_immediate = true;
   }
   if (!f.tokens().at_end())
-    fail(file, line_no, "unexpected trailing field '" + std::string(trim(f.tokens().rest())) + "'");
+    fail(file, line_no, "unexpected trailing field " + quoted_excerpt(trim(f.tokens().rest())));
 }
 
 namespace {
@@ -257,18 +257,18 @@ void parse_block_text(const BlockText& text, const KernelInfo& k, const std::str
     std::string_view value;
     if (split_assignment(line, "thread block", value)) {
       if (have_id) fail(file, line_no, "second 'thread block =' line inside one #BEGIN_TB");
-      if (!parse_block_id(value, out.id)) fail(file, line_no, "bad thread block index '" + std::string(value) + "'");
+      if (!parse_block_id(value, out.id)) fail(file, line_no, "bad thread block index " + quoted_excerpt(value));
       check_in_grid(k, out.id, file, line_no);
       have_id = true;
     } else if (split_assignment(line, "warp", value)) {
       check_count(line_no);
       uint32_t w = 0;
-      if (!parse_dec_u32(value, w)) fail(file, line_no, "bad warp id '" + std::string(value) + "'");
+      if (!parse_dec_u32(value, w)) fail(file, line_no, "bad warp id " + quoted_excerpt(value));
       builder.new_warp(w, line_no);
       have_expected = false;
     } else if (split_assignment(line, "insts", value)) {
       if (!builder.current()) fail(file, line_no, "'insts =' before any 'warp =' line");
-      if (!parse_dec_u64(value, expected)) fail(file, line_no, "bad instruction count '" + std::string(value) + "'");
+      if (!parse_dec_u64(value, expected)) fail(file, line_no, "bad instruction count " + quoted_excerpt(value));
       have_expected = true;
       expected_line = line_no;
     } else if (line.front() == '#') {

@@ -10,7 +10,7 @@ Dim3 parse_dim3(std::string_view v, const std::string& where, const std::string&
   // "(196,1,1)"
   v = trim(v);
   if (v.size() < 2 || v.front() != '(' || v.back() != ')')
-    throw TraceError(where + ": " + key + ": expected (x,y,z), got '" + std::string(v) + "'");
+    throw TraceError(where + ": " + key + ": expected (x,y,z), got " + quoted_excerpt(v));
   v = v.substr(1, v.size() - 2);
   uint32_t xyz[3] = {0, 0, 0};
   for (int i = 0; i < 3; ++i) {
@@ -24,13 +24,20 @@ Dim3 parse_dim3(std::string_view v, const std::string& where, const std::string&
 
 uint32_t parse_u32(std::string_view v, const std::string& where, const std::string& key) {
   uint32_t out = 0;
-  if (!parse_dec_u32(trim(v), out)) throw TraceError(where + ": " + key + ": expected an unsigned integer, got '" + std::string(v) + "'");
+  if (!parse_dec_u32(trim(v), out)) throw TraceError(where + ": " + key + ": expected an unsigned integer, got " + quoted_excerpt(v));
+  return out;
+}
+
+uint64_t parse_id(std::string_view v, const std::string& where, const std::string& key) {
+  uint64_t out = 0;
+  if (!parse_id64(trim(v), out))
+    throw TraceError(where + ": " + key + ": expected a 64-bit integer, got " + quoted_excerpt(v));
   return out;
 }
 
 uint64_t parse_hex(std::string_view v, const std::string& where, const std::string& key) {
   uint64_t out = 0;
-  if (!parse_hex_u64(trim(v), out)) throw TraceError(where + ": " + key + ": expected a hex address, got '" + std::string(v) + "'");
+  if (!parse_hex_u64(trim(v), out)) throw TraceError(where + ": " + key + ": expected a hex address, got " + quoted_excerpt(v));
   return out;
 }
 
@@ -45,7 +52,7 @@ bool apply_header_field(KernelInfo& k, const std::string& key, const std::string
   else if (key == "shmem") k.shmem_bytes = parse_u32(value, where, key);
   else if (key == "nregs") k.nregs = parse_u32(value, where, key);
   else if (key == "binary version") k.binary_version = parse_u32(value, where, key);
-  else if (key == "cuda stream id") k.cuda_stream_id = parse_u32(value, where, key);
+  else if (key == "cuda stream id") k.cuda_stream_id = parse_id(value, where, key);
   else if (key == "shmem base_addr") k.shmem_base = parse_hex(value, where, key);
   else if (key == "local mem base_addr") k.local_base = parse_hex(value, where, key);
   else if (key == "nvbit version") k.nvbit_version = value;
@@ -75,11 +82,11 @@ void read_kernel_header(LineReader& lines, KernelInfo& k, std::string& first_bod
       break;
     }
     const size_t eq = t.find('=');
-    if (eq == std::string_view::npos) throw TraceError(lines.where() + ": header line without '=': '" + std::string(t) + "'");
+    if (eq == std::string_view::npos) throw TraceError(lines.where() + ": header line without '=': " + quoted_excerpt(t));
     const std::string key(trim(t.substr(1, eq - 1)));
     const std::string value(trim(t.substr(eq + 1)));
     if (!apply_header_field(k, key, value, lines.where()) && warn)
-      warn(lines.where() + ": unknown header key '" + key + "' (kept)");
+      warn(lines.where() + ": unknown header key " + quoted_excerpt(key) + " (kept)");
   }
   if (k.header_fields.empty() && first_body_line.empty())
     throw TraceError(lines.name() + ": empty kernel trace (no header, no thread blocks)");

@@ -15,8 +15,8 @@ KernelTextReader::KernelTextReader(const KernelFileRef& file, const WarningHandl
 }
 
 KernelTextReader::KernelTextReader(std::string_view data, const std::string& name, const WarningHandler& warn,
-                                   size_t raw_budget)
-    : lines_(std::make_unique<LineReader>(data, name)), raw_budget_(raw_budget) {
+                                   size_t raw_budget, size_t max_line)
+    : lines_(std::make_unique<LineReader>(data, name, max_line)), raw_budget_(raw_budget) {
   info_.source_file = name;
   start(warn);
 }
@@ -51,7 +51,7 @@ bool KernelTextReader::next_grouped(BlockText& out) {
     if (line.starts_with("#BEGIN_TB")) break;
     if (line.starts_with("#END_TB")) throw TraceError(lines_->where() + ": #END_TB without a matching #BEGIN_TB");
     if (line.front() == '#') continue;
-    throw TraceError(lines_->where() + ": expected #BEGIN_TB, got '" + std::string(line.substr(0, 60)) + "'");
+    throw TraceError(lines_->where() + ": expected #BEGIN_TB, got " + quoted_excerpt(line));
   }
   const uint64_t begin_line = lines_->line_number();
   out.text.clear();
@@ -111,8 +111,8 @@ void KernelTextReader::group_raw() {
     for (uint32_t& v : xyz) {
       const std::string_view t = tok.next();
       if (!parse_dec_u32(t, v))
-        throw TraceError(lines_->name() + ":" + std::to_string(line_no) + ": expected 'tb_x tb_y tb_z warp' prefix, got '" +
-                         std::string(line.substr(0, 60)) + "'");
+        throw TraceError(lines_->name() + ":" + std::to_string(line_no) + ": expected 'tb_x tb_y tb_z warp' prefix, got " +
+                         quoted_excerpt(line));
     }
     const Dim3 id{xyz[0], xyz[1], xyz[2]};
     if (id.x >= info_.grid.x || id.y >= info_.grid.y || id.z >= info_.grid.z)

@@ -27,9 +27,9 @@ class KernelTextReader {
   static constexpr size_t kDefaultRawBudget = size_t(64) << 20;
 
   KernelTextReader(const KernelFileRef& file, const WarningHandler& warn, size_t raw_budget = kDefaultRawBudget);
-  // Reads a kernel trace held in memory (tests, fuzzing).
+  // Reads a kernel trace held in memory (tests, fuzzing: `max_line` as LineReader's).
   KernelTextReader(std::string_view data, const std::string& name, const WarningHandler& warn,
-                   size_t raw_budget = kDefaultRawBudget);
+                   size_t raw_budget = kDefaultRawBudget, size_t max_line = LineReader::kMaxLineBytes);
   ~KernelTextReader();
 
   const KernelInfo& info() const { return info_; }

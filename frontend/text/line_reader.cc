@@ -2,6 +2,7 @@
 
 #include <lzma.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "frontend/trace/trace_error.h"
@@ -72,24 +73,35 @@ class LineReader::Source {
   bool done_ = false;
 };
 
-LineReader::LineReader(const std::filesystem::path& path)
-    : name_(path.string()), source_(std::make_unique<Source>(path, path.string())) {
-  buf_.resize(1 << 20);
+LineReader::LineReader(const std::filesystem::path& path, size_t max_line)
+    : name_(path.string()), max_line_(max_line), source_(std::make_unique<Source>(path, path.string())) {
+  buf_.resize(std::min(size_t(1) << 20, max_line_ + 1));
 }
 
-LineReader::LineReader(std::string_view data, std::string name)
-    : name_(std::move(name)), memory_(data), from_memory_(true) {}
+LineReader::LineReader(std::string_view data, std::string name, size_t max_line)
+    : name_(std::move(name)), max_line_(max_line), memory_(data), from_memory_(true) {}
+
+void LineReader::line_too_long() const {
+  const std::string limit = max_line_ % (size_t(1) << 20) == 0 ? std::to_string(max_line_ >> 20) + " MiB"
+                                                               : std::to_string(max_line_) + " bytes";
+  throw TraceError(name_ + ":" + std::to_string(line_no_ + 1) + ": line longer than " + limit +
+                   " (the limit for one line; not a text trace?)");
+}
 
 LineReader::~LineReader() = default;
 
 bool LineReader::refill() {
   if (eof_) return false;
-  // Keep the unfinished line, grow the buffer if one line fills it.
+  // Keep the unfinished line, grow the buffer if one line fills it (up to
+  // the longest line allowed and its newline).
   const size_t keep = end_ - pos_;
   if (keep) std::memmove(buf_.data(), buf_.data() + pos_, keep);
   pos_ = 0;
   end_ = keep;
-  if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);
+  if (end_ == buf_.size()) {
+    if (end_ > max_line_) line_too_long();
+    buf_.resize(std::min(buf_.size() * 2, max_line_ + 1));
+  }
   const size_t n = source_->read(buf_.data() + end_, buf_.size() - end_);
   if (n == 0) eof_ = true;
   end_ += n;
@@ -101,6 +113,7 @@ bool LineReader::next(std::string_view& line) {
     if (memory_.empty()) return false;
     const size_t nl = memory_.find('\n');
     line = memory_.substr(0, nl);
+    if (line.size() > max_line_) line_too_long();
     memory_ = nl == std::string_view::npos ? std::string_view() : memory_.substr(nl + 1);
   } else {
     for (;;) {

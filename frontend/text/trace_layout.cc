@@ -1,10 +1,7 @@
 #include "frontend/text/trace_layout.h"
 
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
-#include "frontend/text/line_reader.h"
 #include "frontend/text/text_parse.h"
 #include "frontend/trace/trace_error.h"
 
@@ -22,9 +19,9 @@ MemcpyHtoD parse_memcpy(std::string_view line, const std::string& where) {
   if (c2 == std::string_view::npos) throw TraceError(where + ": expected MemcpyHtoD,<address>,<bytes>");
   MemcpyHtoD m;
   if (!parse_hex_u64(trim(line.substr(c1 + 1, c2 - c1 - 1)), m.address))
-    throw TraceError(where + ": bad memcpy address '" + std::string(line.substr(c1 + 1, c2 - c1 - 1)) + "'");
+    throw TraceError(where + ": bad memcpy address " + quoted_excerpt(line.substr(c1 + 1, c2 - c1 - 1)));
   if (!parse_dec_u64(trim(line.substr(c2 + 1)), m.bytes))
-    throw TraceError(where + ": bad memcpy size '" + std::string(line.substr(c2 + 1)) + "'");
+    throw TraceError(where + ": bad memcpy size " + quoted_excerpt(line.substr(c2 + 1)));
   return m;
 }
 
@@ -37,15 +34,19 @@ bool is_kernel_trace_file(const fs::path& path) {
 }
 
 TextTraceLayout parse_kernelslist(std::string_view text, const std::string& name, const fs::path& dir) {
-  TextTraceLayout layout;
-  layout.source = name;
   LineReader lines(text, name);
+  return parse_kernelslist(lines, dir);
+}
+
+TextTraceLayout parse_kernelslist(LineReader& lines, const fs::path& dir) {
+  TextTraceLayout layout;
+  layout.source = lines.name();
   std::string_view line;
   while (lines.next(line)) {
     line = trim(line);
     if (line.empty() || line.front() == '#') continue;
     if (line.starts_with("Memcpy")) {
-      if (!line.starts_with("MemcpyHtoD,")) throw TraceError(lines.where() + ": unknown command '" + std::string(line) + "'");
+      if (!line.starts_with("MemcpyHtoD,")) throw TraceError(lines.where() + ": unknown command " + quoted_excerpt(line));
       TraceCommand c;
       c.kind = TraceCommand::Kind::kMemcpy;
       c.memcpy = parse_memcpy(line, lines.where());
@@ -56,7 +57,7 @@ TextTraceLayout parse_kernelslist(std::string_view text, const std::string& name
     ref.listed_name = std::string(line);
     ref.path = dir / ref.listed_name;
     if (!fs::exists(ref.path) && fs::exists(dir / (ref.listed_name + ".xz"))) ref.path = dir / (ref.listed_name + ".xz");
-    if (!fs::exists(ref.path)) throw TraceError(lines.where() + ": kernel trace '" + ref.listed_name + "' not found in " + dir.string());
+    if (!fs::exists(ref.path)) throw TraceError(lines.where() + ": kernel trace " + quoted_excerpt(ref.listed_name) + " not found in " + dir.string());
     TraceCommand c;
     c.kind = TraceCommand::Kind::kKernel;
     c.kernel_index = uint32_t(layout.kernel_files.size());
@@ -81,11 +82,8 @@ TextTraceLayout resolve_text_trace(const fs::path& input) {
     layout.commands.push_back(TraceCommand{TraceCommand::Kind::kKernel, {}, 0});
     return layout;
   }
-  std::ifstream in(list, std::ios::binary);
-  if (!in) throw TraceError(list.string() + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  TextTraceLayout layout = parse_kernelslist(ss.str(), list.string(), list.parent_path());
+  LineReader lines(list);
+  TextTraceLayout layout = parse_kernelslist(lines, list.parent_path());
   layout.source = input.string();
   if (layout.kernel_files.empty()) throw TraceError(list.string() + ": lists no kernel trace files");
   return layout;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/text/line_reader.h"
 #include "frontend/trace/kernel_info.h"
 
 namespace lockstep {
@@ -24,7 +25,9 @@ struct TextTraceLayout {
 
 TextTraceLayout resolve_text_trace(const std::filesystem::path& input);
 bool is_kernel_trace_file(const std::filesystem::path& path);
-// Parses a kernelslist held in memory; `dir` resolves kernel file names.
+// Parses a kernelslist read line by line; `dir` resolves kernel file names.
+TextTraceLayout parse_kernelslist(LineReader& lines, const std::filesystem::path& dir);
+// The same for a kernelslist held in memory.
 TextTraceLayout parse_kernelslist(std::string_view text, const std::string& name, const std::filesystem::path& dir);
 
 }  // namespace lockstep

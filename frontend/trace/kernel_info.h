@@ -3,6 +3,7 @@
 // kernel header. Trace side only; no timing model here.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,7 +19,10 @@ struct KernelInfo {
   uint32_t shmem_bytes = 0;
   uint32_t nregs = 0;
   uint32_t binary_version = 0;  // e.g. 70 for sm_70
-  uint32_t cuda_stream_id = 0;
+  // As the tracer prints it (often pointer-derived: negative or wider than 32
+  // bits), taken as a 64-bit pattern; only equality matters. The text stays
+  // verbatim in header_fields.
+  uint64_t cuda_stream_id = 0;
   uint64_t shmem_base = 0;
   uint64_t local_base = 0;
   std::string nvbit_version;
@@ -32,6 +36,12 @@ struct KernelInfo {
 
   uint32_t threads_per_block() const { return uint32_t(block.volume()); }
   uint32_t warps_per_block() const { return (threads_per_block() + 31) / 32; }
+  // The value of header line `key` as read, or null.
+  const std::string* header_field(std::string_view key) const {
+    for (const auto& [k, v] : header_fields)
+      if (k == key) return &v;
+    return nullptr;
+  }
   // Lines carry a "tb_x tb_y tb_z warp" prefix (tracer < 3 or raw output).
   bool lines_prefixed() const { return tracer_version < 3 || raw_tracer_output; }
   // Lines end with an immediate operand (tracer >= 5).

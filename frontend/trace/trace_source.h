@@ -49,6 +49,10 @@ class TraceSource {
   }
   // Kernel k's totals; the default reads every block.
   virtual KernelSummary summarize(uint32_t kernel);
+  // What is missing from the kernels read so far when the trace was read with
+  // PartialTraces::kAllow (see kernel_completeness.h), one line each; a
+  // container carries what was found when it was converted.
+  virtual std::vector<std::string> partial_trace() const { return {}; }
 };
 
 }  // namespace lockstep

@@ -161,16 +161,41 @@ fs::path find_gpu_config(const std::string& name) {
   throw ConfigError("unknown GPU '" + name + "' (shipped: " + names + "; or give a .cfg path)");
 }
 
-GpuSpec load_gpu_spec(const std::string& gpu_or_path, const std::vector<std::string>& overrides) {
+namespace {
+
+fs::path gpu_config_path(const std::string& gpu_or_path) {
   const bool is_path = gpu_or_path.find('/') != std::string::npos ||
                        (gpu_or_path.size() > 4 && lower(gpu_or_path.substr(gpu_or_path.size() - 4)) == ".cfg");
-  if (is_path) return load_gpu_spec_files({fs::path(gpu_or_path)}, overrides);
+  if (is_path) return gpu_or_path;
   // A shipped GPU's name first; a plain file name only when no GPU has that name.
   for (const fs::path& p : shipped_gpu_configs())
-    if (config::iequals(p.stem().string(), gpu_or_path)) return load_gpu_spec_files({p}, overrides);
+    if (config::iequals(p.stem().string(), gpu_or_path)) return p;
   std::error_code ec;
-  if (fs::is_regular_file(gpu_or_path, ec)) return load_gpu_spec_files({fs::path(gpu_or_path)}, overrides);
-  return load_gpu_spec_files({find_gpu_config(gpu_or_path)}, overrides);  // throws: unknown GPU
+  if (fs::is_regular_file(gpu_or_path, ec)) return gpu_or_path;
+  return find_gpu_config(gpu_or_path);  // throws: unknown GPU
+}
+
+// Keys a --set changed, over the values the files gave: a --set of
+// sm.max_warps alone brings sm.max_threads down with it.
+void follow_dependent_keys(GpuSpec& spec, const std::set<std::string>& set_keys) {
+  if (set_keys.count("sm.max_warps") && !set_keys.count("sm.max_threads") &&
+      uint64_t(spec.sm.max_warps) * 32 < spec.sm.max_threads)
+    spec.sm.max_threads = spec.sm.max_warps * 32;
+}
+
+}  // namespace
+
+GpuSpec load_gpu_spec(const std::string& gpu_or_path, const std::vector<std::string>& overrides) {
+  return load_gpu_spec_files({gpu_config_path(gpu_or_path)}, overrides);
+}
+
+GpuSpec load_gpu_spec_layered(const std::string& gpu, const std::vector<std::string>& config_files,
+                              const std::vector<std::string>& overrides) {
+  std::vector<fs::path> files;
+  if (!gpu.empty()) files.push_back(gpu_config_path(gpu));
+  for (const std::string& f : config_files) files.emplace_back(f);
+  if (files.empty()) throw ConfigError("no GPU config: give --gpu NAME or --config FILE");
+  return load_gpu_spec_files(files, overrides);
 }
 
 GpuSpec load_gpu_spec_files(const std::vector<fs::path>& files, const std::vector<std::string>& overrides) {
@@ -215,6 +240,9 @@ GpuSpec load_gpu_spec_files(const std::vector<fs::path>& files, const std::vecto
     }
   }
   if (!last_set.count("gpu.name") && !files.empty()) spec.name = files.front().stem().string();
+  std::set<std::string> set_keys;
+  for (const Entry& e : set_entries) set_keys.insert(e.key);
+  follow_dependent_keys(spec, set_keys);
 
   try {
     spec.validate();
@@ -231,8 +259,16 @@ GpuSpec load_gpu_spec_files(const std::vector<fs::path>& files, const std::vecto
         found = true;
         where = entries[index].origin;
       }
-    if (where == "--set") throw ConfigError("--set " + message);
-    throw ConfigError(where + ": " + message);
+    if (where != "--set") throw ConfigError(where + ": " + message);
+    // A --set made it impossible: name that key and the file keys it conflicts with.
+    const Entry& culprit = entries[latest];
+    std::string others;
+    for (const auto& [key, index] : last_set)
+      if (entries[index].origin != "--set" && mentions(message, key))
+        others += (others.empty() ? "" : ", ") + key + " = " + entries[index].value + " from " + entries[index].origin;
+    if (others.empty()) throw ConfigError("--set " + message);
+    throw ConfigError("--set " + culprit.key + "=" + culprit.value + " conflicts with " + others + ": " + message +
+                      " (--set " + std::string(others.find(", ") == std::string::npos ? "it" : "them") + " too)");
   }
   return spec;
 }

@@ -11,6 +11,11 @@
 // Unknown keys (names are case-sensitive), a key given twice in one file,
 // values of the wrong type and impossible values are errors: one line naming
 // the file (or --set) and the key. Without gpu.name the first file's stem names the GPU.
+//
+// --set sm.max_warps=N alone lowers sm.max_threads to N * 32 where the file's
+// value would exceed it (they follow each other on every NVIDIA GPU); any other
+// combination a --set makes impossible is an error naming the key set and the
+// key of a file it conflicts with.
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -44,6 +49,13 @@ GpuSpec load_gpu_spec(const std::string& gpu_or_path, const std::vector<std::str
 // then the overrides. load_gpu_spec is this with one file.
 GpuSpec load_gpu_spec_files(const std::vector<std::filesystem::path>& files,
                             const std::vector<std::string>& overrides = {});
+
+// The GPU a command line names: --gpu NAME (shipped name or path, as
+// load_gpu_spec takes it), then every --config FILE layered over it in order
+// (overlays such as configs/presets/uniform-unit.cfg); without --gpu the
+// first --config is the base. Then the --set overrides.
+GpuSpec load_gpu_spec_layered(const std::string& gpu, const std::vector<std::string>& config_files,
+                              const std::vector<std::string>& overrides = {});
 
 // Every key with its effective value, preceded by its description: a valid
 // config file that loads back to the same spec.

@@ -7,20 +7,21 @@
 #include <string>
 #include <vector>
 
-#include "tests/e2e/cli_command.h"
+#include "tests/e2e/cli_runner.h"
 #include "tests/test_paths.h"
 
 namespace lockstep {
 namespace {
 
-using Result = test::CommandResult;
-using test::lockstep_cmd;
-int lines(const std::string& s) { return test::count_lines(s); }
-void write(const std::filesystem::path& p, const std::string& text) { test::write_text(p, text); }
-
 const char* kHeader =
     "-kernel name = k\n-kernel id = 1\n-grid dim = (2,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
     "-binary version = 70\n-cuda stream id = 0\n-accelsim tracer version = 3\n\n";
+// The same kernel with a grid of one block, for traces that must be whole.
+const std::string kHeaderOneBlock = [] {
+  std::string h = kHeader;
+  h.replace(h.find("(2,1,1)"), 7, "(1,1,1)");
+  return h;
+}();
 
 TEST(Cli, ConvertOfATruncatedTraceFailsWithOneLineAndNoOutput) {
   test::ScratchDir dir("cli");
@@ -57,7 +58,7 @@ TEST(Cli, ExportOfACorruptContainerFailsWithOneLineAndNoOutput) {
 
 TEST(Cli, UnknownOpcodeIsAClearErrorFixableWithIsaExtra) {
   test::ScratchDir dir("cli");
-  write(dir / "kernel-1.traceg", std::string(kHeader) +
+  write(dir / "kernel-1.traceg", kHeaderOneBlock +
                                      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n"
                                      "0000 ffffffff 1 R2 FROBNICATE.X 1 R3 0\n0010 ffffffff 0 EXIT 0 0\n#END_TB\n");
   const std::string trace = test::quoted(dir / "kernel-1.traceg") + " --perfect-memory --gpu QV100";
@@ -179,15 +180,16 @@ TEST(Cli, MaxCyclesStopsTheRun) {
 TEST(Cli, WatchdogReportsStuckWarps) {
   test::ScratchDir dir("cli");
   // One warp waits 100000 cycles for an SFU result; a 2000-cycle watchdog fires.
-  write(dir / "kernel-1.traceg", std::string(kHeader) +
-                                     "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n"
-                                     "0000 ffffffff 1 R2 MUFU.RCP 1 R3 0\n0010 ffffffff 1 R4 FADD 1 R2 0\n#END_TB\n");
+  write(dir / "kernel-1.traceg", kHeaderOneBlock +
+                                     "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n"
+                                     "0000 ffffffff 1 R2 MUFU.RCP 1 R3 0\n0010 ffffffff 1 R4 FADD 1 R2 0\n"
+                                     "0020 ffffffff 0 EXIT 0 0\n#END_TB\n");
   const Result r = lockstep_cmd("run '" + (dir / "kernel-1.traceg").string() +
                                     "' --perfect-memory --gpu QV100 --set unit.SFU.latency=100000 --set gpu.watchdog_cycles=2000",
                                 dir);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("watchdog"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("block (0,0,0) warp 0: instruction 1 of 2, waiting for results"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("block (0,0,0) warp 0: instruction 1 of 3, waiting for results"), std::string::npos) << r.err;
 }
 
 TEST(Cli, InstructionsAfterAFullExitAreWarnedOncePerKernel) {

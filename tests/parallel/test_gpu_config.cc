@@ -326,6 +326,13 @@ TEST(GpuConfig, UnknownKeyIsAnErrorNamingIt) {
   EXPECT_TRUE(has(err, "missing.cfg: cannot read")) << err;
 }
 
+TEST(GpuConfig, MaxThreadsFollowsAMaxWarpsSetAlone) {
+  EXPECT_EQ(load_gpu_spec("QV100", {"sm.max_warps=16"}).sm.max_threads, 512u);
+  EXPECT_EQ(load_gpu_spec("QV100", {"sm.max_warps=48"}).sm.max_threads, 1536u);
+  EXPECT_EQ(load_gpu_spec("QV100", {"sm.max_warps=128"}).sm.max_threads, 2048u);  // only ever lowered
+  EXPECT_EQ(load_gpu_spec("QV100", {"sm.max_threads=1024"}).sm.max_warps, 64u);   // a --set of both stays as given
+}
+
 TEST(GpuConfig, ImpossibleValuesAreErrorsNamingTheKey) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"gpu.sms=0"}, "--set gpu.sms = 0: must be >= 1"},
@@ -339,7 +346,8 @@ TEST(GpuConfig, ImpossibleValuesAreErrorsNamingTheKey) {
       {{"sm.max_shared_per_block_kb=128"}, "sm.max_shared_per_block_kb"},
       {{"unit.SP.latency=0"}, "--set unit.SP.latency = 0: must be >= 1"},
       {{"unit.TEX.initiation=0"}, "unit.TEX.initiation"},
-      {{"sm.max_warps=16"}, "--set sm.max_threads = 2048: more than sm.max_warps * 32"},
+      {{"sm.max_threads=4096"}, "--set sm.max_threads=4096 conflicts with sm.max_warps = 64 from "},
+      {{"sm.max_warps=16", "sm.max_threads=2048"}, "--set sm.max_threads = 2048: more than sm.max_warps * 32"},
       {{"sm.subcores=0"}, "--set sm.subcores = 0: must be >= 1"},
       {{"sm.registers=1000"}, "sm.registers"},
       {{"sm.coalesce_threads=5"}, "sm.coalesce_threads"},
@@ -458,7 +466,8 @@ TEST(GpuConfig, CommandLine) {
   const std::string message = file_bytes(err);
   EXPECT_TRUE(has(message, "sm.bogus")) << message;
   EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
-  EXPECT_EQ(run("--gpu QV100 --config x.cfg"), 2);
+  EXPECT_EQ(run("--gpu QV100 --config x.cfg"), 1);  // an overlay, which must exist
+  EXPECT_TRUE(has(file_bytes(err), "x.cfg: cannot read the config file")) << file_bytes(err);
   EXPECT_EQ(run("--keys"), 0);
   EXPECT_EQ(file_bytes(out), config_keys_markdown());
 }
