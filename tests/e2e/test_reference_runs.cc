@@ -143,8 +143,14 @@ class ReferenceRuns : public ::testing::Test {
     o.schedule = schedule;
     o.threads = threads;
     o.partition = threads > 1 ? "balanced" : "contiguous";
+    if (threads > 1) o.serial_fallback = SerialFallback::off();  // every simulated cycle on the team
     o.warn = nullptr;
-    return deterministic_stats(simulate(*src, load_gpu_spec(run.gpu), o));
+    const SimulationReport report = simulate(*src, load_gpu_spec(run.gpu), o);
+    if (threads > 1) {
+      EXPECT_EQ(report.engine.serial_cycles, 0u) << schedule << " on " << threads << " threads";
+      EXPECT_GT(report.engine.parallel_cycles, 0u) << schedule << " on " << threads << " threads";
+    }
+    return deterministic_stats(report);
   }
   static test::ScratchDir* generated_;
 };
