@@ -18,5 +18,6 @@ int cmd_config(const Args& args);
 int cmd_run(const Args& args);
 int cmd_verify(const Args& args);
 int cmd_bench(const Args& args);
+int cmd_sweep(const Args& args);
 
 }  // namespace lockstep::cli
