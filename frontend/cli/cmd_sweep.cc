@@ -104,7 +104,7 @@ int collect(const SweepDir& dir, const std::string& csv, const std::vector<std::
 }  // namespace
 
 int cmd_sweep(const Args& args) {
-  std::string file, launcher = "local", out, status_dir, resubmit_dir, collect_dir, run_point_dir, csv;
+  std::string file, launcher, out, status_dir, resubmit_dir, collect_dir, run_point_dir, csv;
   std::vector<std::string> plots;
   unsigned jobs = 0;
   size_t point = 0;
@@ -115,8 +115,8 @@ int cmd_sweep(const Args& args) {
       "       lockstep sweep --status DIR | --resubmit DIR | --collect DIR -o FILE.csv [--plot COUNTER]...\n"
       "FILE: a TOML sweep file (traces x GPU configs x override sets; see README, \"Sweeps on a cluster\")\noptions");
   opts.add_options()("help,h", "show this help")(
-      "launcher", po::value(&launcher)->default_value("local"),
-      "local: run the points on this machine; slurm: submit them as one sbatch --array job")(
+      "launcher", po::value(&launcher),
+      "local (default): run the points on this machine; slurm: submit them as one sbatch --array job")(
       "out", po::value(&out), "output directory (instead of the sweep file's output)")(
       "jobs", po::value(&jobs), "local: points run at a time (default: cores / threads per point)")(
       "partition", po::value(&slurm.partition), "slurm: partition")("time", po::value(&slurm.time),
@@ -126,7 +126,8 @@ int cmd_sweep(const Args& args) {
       "dry-run", po::bool_switch(&dry_run), "check the sweep file and print each point's command; run nothing")(
       "status", po::value(&status_dir), "DIR: each point's state (files, squeue, scontrol); exit 0 when all are complete")(
       "resubmit", po::value(&resubmit_dir),
-      "DIR: submit again the points without a complete result that are not queued (--launcher local: run them here)")(
+      "DIR: submit again the points without a complete result that are not queued (with --launcher local, or for a "
+      "sweep never submitted to Slurm: run them here)")(
       "collect", po::value(&collect_dir), "DIR: gather the complete points' statistics into -o FILE.csv")(
       "output,o", po::value(&csv), "--collect: the CSV file")(
       "plot", po::value(&plots)->composing(), "--collect: draw COUNTER per trace, one series per config (repeatable)")(
@@ -137,7 +138,7 @@ int cmd_sweep(const Args& args) {
                     !run_point_dir.empty();
   if (modes != 1)
     throw po::error("give one of: a sweep FILE, --status DIR, --resubmit DIR, --collect DIR, --run-point DIR");
-  if (launcher != "local" && launcher != "slurm") throw po::error("--launcher: expected local or slurm, got '" + launcher + "'");
+  if (!launcher.empty() && launcher != "local" && launcher != "slurm") throw po::error("--launcher: expected local or slurm, got '" + launcher + "'");
 
   if (!run_point_dir.empty()) {
     const SweepDir dir = SweepDir::open(run_point_dir);
@@ -158,8 +159,9 @@ int cmd_sweep(const Args& args) {
     std::vector<size_t> todo;
     for (const PointReport& r : survey(dir, true))
       if (r.needs_run()) todo.push_back(r.index);
-    if (launcher == "local") return launch_local(dir, todo, jobs);
-    SlurmOptions recorded = read_slurm_record(dir).options;
+    const SlurmRecord record = read_slurm_record(dir);
+    if (launcher == "local" || (launcher.empty() && record.jobs.empty())) return launch_local(dir, todo, jobs);
+    const SlurmOptions& recorded = record.options;
     if (slurm.partition.empty()) slurm.partition = recorded.partition;
     if (slurm.time.empty()) slurm.time = recorded.time;
     if (slurm.mem.empty()) slurm.mem = recorded.mem;
@@ -176,7 +178,7 @@ int cmd_sweep(const Args& args) {
     return 0;
   }
   const SweepDir dir = SweepDir::create(spec, own_binary());
-  if (launcher == "local") return launch_local(dir, dir.incomplete(), jobs);
+  if (launcher != "slurm") return launch_local(dir, dir.incomplete(), jobs);
   std::vector<size_t> todo;
   for (const PointReport& r : survey(dir, true))
     if (r.needs_run()) todo.push_back(r.index);
