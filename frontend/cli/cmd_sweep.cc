@@ -47,7 +47,7 @@ int launch_local(const SweepDir& dir, const std::vector<size_t>& points, unsigne
 
 // Polls the queue until none of `points` is pending or running; 0 when all completed.
 int wait_for_tasks(const SweepDir& dir, const std::vector<size_t>& points) {
-  ProgressLine progress(points.size(), 1);
+  ProgressLine progress(points.size());
   for (;;) {
     const std::vector<PointReport> reports = survey(dir, true);
     const SweepCounts c = count(reports, points);

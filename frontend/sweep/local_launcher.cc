@@ -11,7 +11,7 @@ namespace lockstep::sweep {
 
 std::vector<size_t> run_local(const SweepDir& dir, const std::vector<size_t>& points, unsigned jobs) {
   jobs = std::max(jobs, 1u);
-  ProgressLine progress(points.size(), jobs);
+  ProgressLine progress(points.size());
   SweepCounts counts;
   counts.pending = points.size();
   std::map<pid_t, size_t> running;

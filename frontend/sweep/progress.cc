@@ -1,12 +1,10 @@
 #include "frontend/sweep/progress.h"
 
-#include <algorithm>
 #include <cstdio>
 
 namespace lockstep::sweep {
 
-ProgressLine::ProgressLine(size_t total, size_t slots)
-    : total_(total), slots_(std::max<size_t>(slots, 1)), start_(std::chrono::steady_clock::now()) {}
+ProgressLine::ProgressLine(size_t total) : total_(total), start_(std::chrono::steady_clock::now()) {}
 
 void ProgressLine::update(const SweepCounts& c, bool force) {
   if (drawn_ && !force && c.done == last_.done && c.running == last_.running && c.pending == last_.pending &&
@@ -18,7 +16,7 @@ void ProgressLine::update(const SweepCounts& c, bool force) {
   const size_t finished = c.done + c.failed;
   char eta[32] = "?";
   if (finished > 0 && finished < total_) {
-    // Mean time per point at the parallelism seen so far, over what is left.
+    // Time per finished point (at the parallelism seen so far) times the points left.
     const double per_point = elapsed / double(finished);
     std::snprintf(eta, sizeof eta, "%.0f s", per_point * double(total_ - finished));
   } else if (finished == total_) {

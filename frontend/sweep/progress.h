@@ -12,15 +12,15 @@ struct SweepCounts {
 
 class ProgressLine {
  public:
-  // `total`: the points this run or wait covers; `slots`: how many run at once.
-  ProgressLine(size_t total, size_t slots);
+  // `total`: the points this run or wait covers.
+  explicit ProgressLine(size_t total);
   // Redraws the line when the counts changed (always with `force`).
   void update(const SweepCounts& counts, bool force = false);
   // Ends the line.
   void finish();
 
  private:
-  size_t total_, slots_;
+  size_t total_;
   std::chrono::steady_clock::time_point start_;
   SweepCounts last_{};
   bool drawn_ = false;

@@ -165,6 +165,37 @@ TEST(SweepFile, BadFilesAreOneLineErrorsBeforeAnythingRuns) {
   EXPECT_EQ(lines(ok.out), 9) << ok.out;
 }
 
+TEST(SweepFile, GlobsNamesAndConfigFilesExpandToPointsInFileOrder) {
+  test::ScratchDir dir("sweep");
+  const fs::path qv100 = fs::path(LOCKSTEP_SOURCE_DIR) / "configs/gpus/QV100.cfg";
+  const fs::path file = write_sweep(dir, "s.toml",
+                                    "output = \"out\"\nthreads = 2\ngpus = [\"" + qv100.string() +
+                                        "\", \"A100\"]\n[[traces]]\npath = \"" + shared("[lv]*") +
+                                        "\"\n[[traces]]\npath = \"" + shared("matrixmul-sm61") +
+                                        "\"\nname = \"mm\"\n");
+  const Result r = lockstep("sweep " + quoted(file) + " --dry-run", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The glob's matches sorted, then the named trace; the file's GPU named by its stem; no overrides: "default".
+  const char* labels[] = {"lud-kernel8-sm70/QV100/default", "lud-kernel8-sm70/A100/default",
+                          "vectoradd-sm80/QV100/default",   "vectoradd-sm80/A100/default",
+                          "mm/QV100/default",               "mm/A100/default"};
+  std::istringstream out(r.out);
+  std::string line;
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(std::getline(out, line));
+    EXPECT_EQ(line.rfind("point " + std::to_string(i) + " " + labels[i] + ": ", 0), 0u) << line;
+    EXPECT_NE(line.find(i % 2 == 0 ? "--config " + qv100.string() : std::string("--gpu A100")), std::string::npos)
+        << line;
+    EXPECT_NE(line.find("--threads 2 --schedule para1 --stats-json " + (dir / "out").string() + "/" + labels[i] +
+                        "/stats.json"),
+              std::string::npos)
+        << line;
+  }
+  ASSERT_TRUE(std::getline(out, line));
+  EXPECT_EQ(line, "6 points, output " + (dir / "out").string());
+  EXPECT_FALSE(fs::exists(dir / "out")) << "--dry-run wrote the output directory";
+}
+
 TEST(SweepLocal, SampleSweepGivesOneRowPerKernelAndTotalMatchingLockstepRun) {
   test::ScratchDir dir("sweep");
   const fs::path out = dir / "sweep", csv = dir / "results.csv";
