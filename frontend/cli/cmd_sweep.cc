@@ -1,8 +1,8 @@
 // lockstep sweep FILE [--launcher local|slurm] [options]
 // lockstep sweep --status DIR | --resubmit DIR | --collect DIR -o CSV [--plot COUNTER]...
-#include <unistd.h>
-
 #include <boost/program_options.hpp>
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -107,7 +107,8 @@ int cmd_sweep(const Args& args) {
   std::string file, launcher, out, status_dir, resubmit_dir, collect_dir, run_point_dir, csv;
   std::vector<std::string> plots;
   unsigned jobs = 0;
-  size_t point = 0;
+  constexpr size_t kNoPoint = ~size_t(0);
+  size_t point = kNoPoint;
   bool wait = false, dry_run = false;
   SlurmOptions slurm;
   po::options_description opts(
@@ -138,9 +139,11 @@ int cmd_sweep(const Args& args) {
                     !run_point_dir.empty();
   if (modes != 1)
     throw po::error("give one of: a sweep FILE, --status DIR, --resubmit DIR, --collect DIR, --run-point DIR");
+  if (collect_dir.empty() && (!csv.empty() || !plots.empty())) throw po::error("-o and --plot go with --collect DIR");
   if (!launcher.empty() && launcher != "local" && launcher != "slurm") throw po::error("--launcher: expected local or slurm, got '" + launcher + "'");
 
   if (!run_point_dir.empty()) {
+    if (point == kNoPoint) throw po::error("--run-point needs --point N");
     const SweepDir dir = SweepDir::open(run_point_dir);
     if (point >= dir.points().size())
       throw std::runtime_error("--point " + std::to_string(point) + ": the sweep has " +

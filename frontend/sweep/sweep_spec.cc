@@ -3,6 +3,7 @@
 #include <glob.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <toml++/toml.h>
 
