@@ -19,5 +19,6 @@ int cmd_run(const Args& args);
 int cmd_verify(const Args& args);
 int cmd_bench(const Args& args);
 int cmd_diff(const Args& args);
+int cmd_sweep(const Args& args);
 
 }  // namespace lockstep::cli

@@ -25,6 +25,7 @@ constexpr Subcommand kSubcommands[] = {
     {"info", lockstep::cli::cmd_info, "summarise a trace (.lst or Accel-Sim text)"},
     {"export", lockstep::cli::cmd_export, "write a .lst back as Accel-Sim text"},
     {"gen", lockstep::cli::cmd_gen, "generate a synthetic Accel-Sim trace of a named workload"},
+    {"sweep", lockstep::cli::cmd_sweep, "run traces x GPU configs x overrides locally or as Slurm job arrays; collect a CSV"},
     {"config", lockstep::cli::cmd_config, "check, summarise or dump a GPU config; list the shipped GPUs"},
     {"diff", lockstep::cli::cmd_diff, "compare two --stats-json files: the counters that differ, largest first"},
 };
