@@ -49,7 +49,7 @@
 
 namespace lockstep {
 
-// A run that cannot go on: a stuck warp (watchdog) or an impossible kernel.
+// A run that cannot go on: no progress (watchdog) or an impossible kernel.
 class SimulationError : public std::runtime_error {
  public:
   explicit SimulationError(const std::string& what) : std::runtime_error(what) {}
@@ -101,6 +101,10 @@ struct GpuRunOptions {
   // tick order and threads (a data race when threaded): the identity checks
   // must catch it. Never use it otherwise.
   bool unlatched_coupling_for_tests = false;
+  // Tests only: the leader never hears of a retired block, so a kernel whose
+  // blocks have all ended never finishes — a run that makes no progress with
+  // no warp resident, for the watchdog to stop. Never use it otherwise.
+  bool drop_retirements_for_tests = false;
   bool fast_forward = true;   // jump over cycles in which nothing can change (results are the same)
   bool pin_threads = false;   // pin thread i to CPU i (parallel/thread_affinity.h)
   bool profile = false;       // time every piece of work (EngineReport)
@@ -187,8 +191,10 @@ class Gpu {
   std::unique_ptr<ShareCursor[]> share_cursors_;
   // Per thread, written during its share: with fast-forward, the earliest
   // Sm::quiet_until of the SMs it ticked (read by the leader in phase C);
-  // whether it changed an SM's view (else the leader's phases C and A need
-  // not read the views again); and how many pieces of other threads it ran
+  // whether it changed an SM's view or one of its SMs retired a block (else
+  // the leader's phases C and A need not read the views again: nothing
+  // retired and no SM has more room than before); and how many pieces of
+  // other threads it ran
   // (EngineReport).
   struct alignas(64) ThreadTally {
     uint64_t quiet_until = 0;

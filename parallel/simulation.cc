@@ -114,6 +114,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   go.threads = options.threads;
   go.partition = partition;
   go.unlatched_coupling_for_tests = options.unlatched_coupling_for_tests;
+  go.drop_retirements_for_tests = options.drop_retirements_for_tests;
   go.fast_forward = options.fast_forward;
   go.pin_threads = options.pin_threads;
   go.profile = options.profile;

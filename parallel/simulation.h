@@ -31,6 +31,7 @@ struct SimulationOptions {
   bool profile = false;                    // time every cluster and memory-side unit (EngineReport)
   uint32_t rebalance_period = 4096;        // balanced partition: cycles between reassignments
   bool unlatched_coupling_for_tests = false;  // see GpuRunOptions; tests only
+  bool drop_retirements_for_tests = false;    // see GpuRunOptions; tests only
   WarningHandler warn = print_warning;    // once per kernel: warps that continue after a full-mask EXIT
   // Progress: (kernel ordinal, kernels to run, cycles, warp instructions) — for stderr.
   std::function<void(uint32_t, uint32_t, uint64_t, uint64_t)> progress;
