@@ -281,9 +281,24 @@ struct RunningKernel {
 
 }  // namespace
 
+void Gpu::collect_stats(Sm& sm) {
+  const uint32_t k = sm.current_kernel();
+  for (KernelResult& r : results_)
+    if (r.kernel_index == k) {
+      r.stats += sm.take_stats();
+      return;
+    }
+}
+
+std::vector<KernelResult> Gpu::results_before_error() {
+  for (const auto& sm : sms_) collect_stats(*sm);
+  return std::move(results_);
+}
+
 std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJob>& jobs, const GpuRunOptions& options) {
   const TraceManifest& m = trace.manifest();
-  std::vector<KernelResult> results;
+  std::vector<KernelResult>& results = results_;  // kept when an error ends the run (results_before_error)
+  results.clear();
   std::vector<RunningKernel> running;  // in launch order
   std::vector<std::unique_ptr<BlockTrace>> spare_blocks;  // storage of retired blocks' traces, to decode into
   std::vector<size_t> result_of_job(jobs.size(), SIZE_MAX);
@@ -318,7 +333,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     for (const RunningKernel& other : running) used |= 1u << other.stat_slot;
     while (used >> rk.stat_slot & 1u) ++rk.stat_slot;
     rk.launch.stat_slot = rk.stat_slot;
-    if (memory_)
+    if (memory_ && options.memcpy_warms_l2)
       for (const MemcpyHtoD& copy : job.copies_before) memory_->copy_to_device(copy.address, copy.bytes);
     try {
       rk.launch.occupancy = occupancy_of(info);
@@ -363,16 +378,6 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     for (const RunningKernel& rk : running)
       if (rk.next || rk.stream == stream) return false;
     return true;
-  };
-  // SM counters belong to the kernel the SM held while they were counted.
-  auto collect = [&](Sm& sm) {
-    const uint32_t k = sm.current_kernel();
-    if (k == UINT32_MAX) return;
-    for (size_t j = 0; j < jobs.size(); ++j)
-      if (jobs[j].kernel_index == k && result_of_job[j] != SIZE_MAX) {
-        results[result_of_job[j]].stats += sm.take_stats();
-        return;
-      }
   };
 
   std::mt19937_64 rng(options.shuffle_seed.value_or(0));
@@ -472,7 +477,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       Sm& sm = *sms_[s];
       for (RunningKernel& rk : running) {
         if (!rk.next || !Sm::can_accept(sm_views_[s].residency, rk.launch, spec_.sm)) continue;
-        if (sm.current_kernel() != rk.launch.kernel_index) collect(sm);
+        if (sm.current_kernel() != rk.launch.kernel_index) collect_stats(sm);
         sm.take_spent_blocks(spare_blocks);
         sm.offer(rk.launch, std::move(rk.next), now);  // accepted in its tick, on its thread
         ++rk.dispatched;
@@ -545,6 +550,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       }
       KernelResult& r = results[result_of_job[rk.job]];
       r.cycles = now + 1 - r.start_cycle;
+      r.complete = true;
       if (rk.dispatched == 0 && !rk.next) r.cycles = 0;  // a kernel without blocks
       if (memory_) r.memory = memory_->take_stats(rk.stat_slot);
       running.erase(running.begin() + long(i));
@@ -632,7 +638,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   if (std_team) engine_.handshake_wait_ns = std_team->leader_wait_ns();
   spin_team.reset();
   std_team.reset();
-  for (const auto& sm : sms_) collect(*sm);
+  for (const auto& sm : sms_) collect_stats(*sm);
   if (truncated)
     for (const RunningKernel& rk : running) {
       KernelResult& r = results[result_of_job[rk.job]];
@@ -641,7 +647,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       if (memory_) r.memory = memory_->take_stats(rk.stat_slot);
     }
   clock_ = now;
-  return results;
+  return std::move(results_);
 }
 
 }  // namespace lockstep

@@ -34,10 +34,10 @@ std::optional<uint64_t> parse_cluster_order(const std::string& text) {
 }  // namespace
 
 int cmd_run(const Args& args) {
-  std::string input, gpu, config_file, kernels, stats_json, schedule = "seq", cluster_order = "natural";
+  std::string input, gpu, config_file, kernels, stats_json, schedule, cluster_order = "natural";
   std::vector<std::string> sets;
   SimulationOptions options;
-  bool perfect = false, quiet = false, no_fast_forward = false;
+  bool perfect = false, quiet = false, no_fast_forward = false, no_memcpy_warm = false;
   po::options_description opts(
       "usage: lockstep run TRACE [options]\n"
       "TRACE: a .lst file or an Accel-Sim trace directory / kernelslist.g (read while streaming)\noptions");
@@ -48,10 +48,11 @@ int cmd_run(const Args& args) {
       "kernels", po::value(&kernels), "simulate only these kernel ids, e.g. 1,3-5 (memcpys still apply)")(
       "stats-json", po::value(&stats_json), "write statistics as JSON to this file")(
       "perfect-memory", po::bool_switch(&perfect), "no L1D/L2/DRAM: every global/local access takes sm.perfect_memory_latency")(
-      "threads", po::value(&options.threads)->default_value(1),
-      "simulation threads, the memory-side thread included (any number, also more than the cores)")(
-      "schedule", po::value(&schedule)->default_value("seq"),
-      "cycle schedule: seq (one thread), para1 (clusters over every thread; the memory side on the leader, or "
+      "threads", whole_number("threads", &options.threads, 1, kMaxThreads),
+      "simulation threads, the memory-side thread included (up to 1024, also more than the cores)")(
+      "schedule", po::value(&schedule),
+      "cycle schedule (default: seq on one thread, para1 with --threads N > 1): seq (one thread), para1 (clusters "
+      "over every thread; the memory side on the leader, or "
       "anywhere with --partition balanced), para2 (the memory side on threads of its own: threads / 4, at least 1; "
       "balanced: sized from measured time)")(
       "handshake", po::value(&options.handshake)->default_value("spin"),
@@ -61,19 +62,24 @@ int cmd_run(const Args& args) {
       "pin", po::bool_switch(&options.pin_threads), "pin simulation thread i to CPU i (optional; same results)")(
       "no-fast-forward", po::bool_switch(&no_fast_forward),
       "simulate every cycle, also those in which nothing can change (results are the same)")(
-      "max-cycles", po::value(&options.max_cycles)->default_value(0), "stop after this many core cycles (0: none)")(
+      "max-cycles", whole_number("max-cycles", &options.max_cycles, 0, UINT64_MAX),
+      "stop after this many core cycles (0: none)")(
+      "no-memcpy-warm", po::bool_switch(&no_memcpy_warm),
+      "start with cold caches: MemcpyHtoD commands do not leave the copied bytes in the L2 (Accel-Sim's "
+      "-gpgpu_perf_sim_memcpy 0)")(
       "cluster-order", po::value(&cluster_order)->default_value("natural"),
       "debug: 'shuffle:SEED' ticks clusters in a random order every cycle (results must not change)")(
       "quiet,q", po::bool_switch(&quiet), "no summary or progress");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
   if (!gpu.empty() && !config_file.empty()) throw po::error("--gpu and --config are exclusive");
+  if (schedule.empty()) schedule = options.threads > 1 ? "para1" : "seq";
   options.schedule = schedule;
+  options.memcpy_warms_l2 = !no_memcpy_warm;
   options.perfect_memory = perfect;
   options.fast_forward = !no_fast_forward;
   options.shuffle_seed = parse_cluster_order(cluster_order);
   if (!kernels.empty()) options.kernel_ids = parse_kernel_list(kernels);
-  if (options.threads == 0) throw po::error("--threads must be at least 1");
   parse_schedule(schedule);
   parse_partition(options.partition);
   if (options.threads > 1 && schedule == "seq" && !quiet)
@@ -107,10 +113,17 @@ int cmd_run(const Args& args) {
                    (unsigned long long)cycles, (unsigned long long)insts, rate / 1e6, eta);
       printed_progress = true;
     };
-  const SimulationReport report = simulate(*trace, spec, options);
-  if (printed_progress) std::fprintf(stderr, "\n");
-  if (!stats_json.empty()) write_stats_json(report, stats_json);
-  if (!quiet) print_summary(stdout, report);
+  // What was done is reported also when a later kernel fails (marked
+  // incomplete); the error itself then ends the command.
+  auto report_results = [&](const SimulationReport& report) {
+    if (printed_progress) std::fprintf(stderr, "\n");
+    printed_progress = false;
+    if (!stats_json.empty()) write_stats_json(report, stats_json);
+    if (!quiet) print_summary(stdout, report);
+    std::fflush(stdout);
+  };
+  options.on_error = report_results;
+  report_results(simulate(*trace, spec, options));
   return 0;
 }
 
