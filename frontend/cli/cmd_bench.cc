@@ -182,7 +182,7 @@ int cmd_bench(const Args& args) {
     rows += row;
   }
   if (!csv.empty()) write_file_atomically(csv, rows);
-  if (cost_split) print_cost_split(input, spec, base, parse_thread_list(predict), base_wall);
+  if (cost_split) print_cost_split(input, spec, base, parse_thread_list(predict, "predict"), base_wall);
   return 0;
 }
 

@@ -83,21 +83,10 @@ inline std::vector<std::string> split_list(const std::string& text) {
   }
   return out;
 }
-inline std::vector<uint32_t> parse_thread_list(const std::string& text) {
+inline std::vector<uint32_t> parse_thread_list(const std::string& text, const std::string& name = "threads") {
   std::vector<uint32_t> out;
-  for (const std::string& item : split_list(text)) {
-    size_t used = 0;
-    unsigned long v = 0;
-    try {
-      v = std::stoul(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || item[0] == '-' || v == 0 || v > kMaxThreads)
-      throw boost::program_options::error("--threads: bad thread count '" + item + "' (expected e.g. 1,2,4)");
-    out.push_back(uint32_t(v));
-  }
-  if (out.empty()) throw boost::program_options::error("--threads: empty list");
+  for (const std::string& item : split_list(text)) out.push_back(uint32_t(parse_whole_number(name, item, 1, kMaxThreads)));
+  if (out.empty()) throw boost::program_options::error("--" + name + ": empty list");
   return out;
 }
 
