@@ -114,12 +114,13 @@ int cmd_run(const Args& args) {
       printed_progress = true;
     };
   // What was done is reported also when a later kernel fails (marked
-  // incomplete); the error itself then ends the command.
+  // incomplete; a summary only if some kernel finished); the error itself
+  // then ends the command.
   auto report_results = [&](const SimulationReport& report) {
     if (printed_progress) std::fprintf(stderr, "\n");
     printed_progress = false;
     if (!stats_json.empty()) write_stats_json(report, stats_json);
-    if (!quiet) print_summary(stdout, report);
+    if (!quiet && (report.error.empty() || !report.kernels.empty())) print_summary(stdout, report);
     std::fflush(stdout);
   };
   options.on_error = report_results;

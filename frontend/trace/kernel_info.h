@@ -1,6 +1,7 @@
 #pragma once
 // What a trace says about its kernels and memcpys: the kernelslist and every
 // kernel header. Trace side only; no timing model here.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -30,8 +31,12 @@ struct KernelInfo {
   std::string source_file;     // as named in the kernelslist
   bool raw_tracer_output = false;  // ungrouped kernel-N.trace
 
-  uint32_t threads_per_block() const { return uint32_t(block.volume()); }
-  uint32_t warps_per_block() const { return (threads_per_block() + 31) / 32; }
+  uint64_t threads_per_block() const { return block.volume(); }
+  // Saturated at UINT32_MAX (a block that large fits no SM: its launch says so).
+  uint32_t warps_per_block() const {
+    const uint64_t t = threads_per_block();
+    return uint32_t(std::min<uint64_t>(t / 32 + (t % 32 != 0), UINT32_MAX));
+  }
   // Lines carry a "tb_x tb_y tb_z warp" prefix (tracer < 3 or raw output).
   bool lines_prefixed() const { return tracer_version < 3 || raw_tracer_output; }
   // Lines end with an immediate operand (tracer >= 5).
