@@ -17,11 +17,14 @@ double Occupancy::occupancy() const {
 Occupancy compute_occupancy(const SmSpec& sm, const KernelShape& k) {
   Occupancy o;
   o.max_warps = sm.max_warps;
-  o.warps_per_block = (k.threads_per_block + 31) / 32;
   if (k.threads_per_block == 0) throw std::invalid_argument("kernel has 0 threads per block");
-  if (k.threads_per_block > sm.max_threads || o.warps_per_block > sm.max_warps)
+  if (k.threads_per_block > sm.max_threads)
     throw std::invalid_argument("a block of " + std::to_string(k.threads_per_block) + " threads exceeds the SM's " +
                                 std::to_string(sm.max_threads) + " threads");
+  o.warps_per_block = uint32_t((k.threads_per_block + 31) / 32);  // at most sm.max_threads / 32 + 1
+  if (o.warps_per_block > sm.max_warps)
+    throw std::invalid_argument("a block of " + std::to_string(k.threads_per_block) + " threads exceeds the SM's " +
+                                std::to_string(sm.max_warps) + " warps");
   if (k.regs_per_thread > sm.max_regs_per_thread)
     throw std::invalid_argument("kernel uses " + std::to_string(k.regs_per_thread) + " registers per thread, above " +
                                 std::to_string(sm.max_regs_per_thread));
@@ -43,7 +46,7 @@ Occupancy compute_occupancy(const SmSpec& sm, const KernelShape& k) {
   o.blocks_per_sm = sm.max_blocks;
   o.limited_by = "blocks";
   limit(sm.max_warps / o.warps_per_block, "warps");
-  limit(sm.max_threads / k.threads_per_block, "threads");
+  limit(uint32_t(sm.max_threads / k.threads_per_block), "threads");
   limit(sm.registers / regs_per_block, "registers");
   // Shared memory: the largest carve-out sets the bound; then the driver picks
   // the smallest carve-out that keeps that many blocks (leaving L1D the most).

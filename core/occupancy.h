@@ -9,7 +9,7 @@
 namespace lockstep {
 
 struct KernelShape {
-  uint32_t threads_per_block = 0;
+  uint64_t threads_per_block = 0;  // the block's x * y * z, which 32 bits need not hold
   uint32_t regs_per_thread = 0;
   uint32_t shared_bytes_per_block = 0;
 };

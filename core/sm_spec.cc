@@ -12,6 +12,10 @@ namespace {
 using spec::at_least;
 using spec::fail;
 using spec::at_most;
+using spec::kMaxLatency;
+using spec::kMaxPerCycle;
+using spec::kMaxQueue;
+using spec::within;
 
 // Every message names the config key first: "sm.subcores = 0: must be >= 1".
 void power_of_two(std::string_view key, uint64_t value) {
@@ -54,20 +58,20 @@ void SmSpec::validate() const {
   if (uint64_t(max_warps) * 32 < max_threads)
     fail("sm.max_threads", std::to_string(max_threads),
          "more than sm.max_warps * 32 = " + std::to_string(uint64_t(max_warps) * 32) + " threads");
-  at_least("sm.max_blocks", max_blocks, 1);
+  within("sm.max_blocks", max_blocks, 1, 1024);
   at_least("sm.reg_alloc_granularity", reg_alloc_granularity, 1);
-  at_least("sm.registers", registers, reg_alloc_granularity);
+  within("sm.registers", registers, reg_alloc_granularity, 1u << 20);
   if (registers % reg_alloc_granularity != 0)
     fail("sm.registers", std::to_string(registers),
          "not a multiple of sm.reg_alloc_granularity = " + std::to_string(reg_alloc_granularity));
-  at_least("sm.max_regs_per_thread", max_regs_per_thread, 1);
+  within("sm.max_regs_per_thread", max_regs_per_thread, 1, 1024);
   at_least("sm.max_regs_per_block", max_regs_per_block, 1);
   if (max_regs_per_block > registers)
     fail("sm.max_regs_per_block", std::to_string(max_regs_per_block),
          "more than sm.registers = " + std::to_string(registers));
 
   // Unified L1/shared storage and its carve-outs.
-  at_least("sm.unified_l1_shared_kb", unified_l1_shared_kb, 1);
+  within("sm.unified_l1_shared_kb", unified_l1_shared_kb, 1, 4096);
   if (max_shared_per_sm_kb > unified_l1_shared_kb)
     fail("sm.max_shared_per_sm_kb", std::to_string(max_shared_per_sm_kb),
          "more than sm.unified_l1_shared_kb = " + std::to_string(unified_l1_shared_kb));
@@ -92,9 +96,10 @@ void SmSpec::validate() const {
     fail("sm.max_shared_per_block_kb", std::to_string(max_shared_per_block_kb),
          "more than sm.max_shared_per_sm_kb = " + std::to_string(max_shared_per_sm_kb));
   power_of_two("sm.shared_alloc_granularity", shared_alloc_granularity);
+  at_most("sm.shared_alloc_granularity", shared_alloc_granularity, 65536);
 
   // Sub-cores and scheduling.
-  at_least("sm.subcores", subcores, 1);
+  within("sm.subcores", subcores, 1, kMaxPerCycle);
   if (max_warps < subcores)
     fail("sm.max_warps", std::to_string(max_warps), "fewer warps than sm.subcores = " + std::to_string(subcores));
   if (scheduler == WarpSchedulerPolicy::kTwoLevel) {
@@ -105,12 +110,12 @@ void SmSpec::validate() const {
   at_most("sm.issue_width", issue_width, 8);
 
   // Front end.
-  at_least("sm.fetch_per_cycle", fetch_per_cycle, 1);
-  at_least("sm.ibuffer_entries", ibuffer_entries, 1);
-  at_least("sm.icache_kb", icache_kb, 1);
+  within("sm.fetch_per_cycle", fetch_per_cycle, 1, kMaxPerCycle);
+  within("sm.ibuffer_entries", ibuffer_entries, 1, kMaxQueue);
+  within("sm.icache_kb", icache_kb, 1, 4096);
   power_of_two("sm.icache_line_bytes", icache_line_bytes);
-  at_least("sm.icache_line_bytes", icache_line_bytes, 16);
-  at_least("sm.icache_ways", icache_ways, 1);
+  within("sm.icache_line_bytes", icache_line_bytes, 16, 4096);
+  within("sm.icache_ways", icache_ways, 1, 1024);
   {
     const uint64_t way_bytes = uint64_t(icache_line_bytes) * icache_ways;
     const uint64_t bytes = uint64_t(icache_kb) * 1024;
@@ -118,23 +123,24 @@ void SmSpec::validate() const {
       fail("sm.icache_kb", std::to_string(icache_kb),
            "not a power-of-two number of sets of sm.icache_ways x sm.icache_line_bytes");
   }
-  at_least("sm.icache_miss_latency", icache_miss_latency, 1);
+  within("sm.icache_miss_latency", icache_miss_latency, 1, kMaxLatency);
 
   // Operand collector.
-  at_least("sm.reg_banks", reg_banks, 1);
-  at_least("sm.collector_units", collector_units, 1);
+  within("sm.reg_banks", reg_banks, 1, kMaxPerCycle);
+  within("sm.collector_units", collector_units, 1, kMaxPerCycle);
 
   // LD/ST path.
-  at_least("sm.shared_banks", shared_banks, 1);
+  within("sm.shared_banks", shared_banks, 1, kMaxPerCycle);
   power_of_two("sm.shared_bank_bytes", shared_bank_bytes);
-  at_least("sm.shared_latency", shared_latency, 1);
-  at_least("sm.ldst_issue_per_cycle", ldst_issue_per_cycle, 1);
+  at_most("sm.shared_bank_bytes", shared_bank_bytes, 128);
+  within("sm.shared_latency", shared_latency, 1, kMaxLatency);
+  within("sm.ldst_issue_per_cycle", ldst_issue_per_cycle, 1, kMaxPerCycle);
   at_least("sm.ldst_queue_entries", ldst_queue_entries, 1);
   at_most("sm.ldst_queue_entries", ldst_queue_entries, 64);
   if (coalesce_threads == 0 || coalesce_threads > 32 || 32 % coalesce_threads != 0)
     fail("sm.coalesce_threads", std::to_string(coalesce_threads), "must divide the warp size 32");
-  at_least("sm.perfect_memory_latency", perfect_memory_latency, 1);
-  at_least("sm.branch_latency", branch_latency, 1);
+  within("sm.perfect_memory_latency", perfect_memory_latency, 1, kMaxLatency);
+  within("sm.branch_latency", branch_latency, 1, kMaxLatency);
 
   // Unit classes.
   if (units.empty()) fail("sm.units", "", "declare at least one unit class");
@@ -150,8 +156,8 @@ void SmSpec::validate() const {
         fail("sm.units", unit_names(units), "unit class '" + u.name + "' declared twice");
     const std::string key = "unit." + u.name + ".";
     at_most(key + "per_subcore", u.per_subcore, 64);
-    at_least(key + "latency", u.latency, 1);
-    at_least(key + "initiation", u.initiation, 1);
+    within(key + "latency", u.latency, 1, kMaxLatency);
+    within(key + "initiation", u.initiation, 1, kMaxLatency);
   }
 }
 

@@ -20,6 +20,18 @@ inline void at_least(std::string_view key, uint64_t value, uint64_t min) {
 inline void at_most(std::string_view key, uint64_t value, uint64_t max) {
   if (value > max) fail(key, value, "must be <= " + std::to_string(max));
 }
+inline void within(std::string_view key, uint64_t value, uint64_t min, uint64_t max) {
+  at_least(key, value, min);
+  at_most(key, value, max);
+}
+
+// Upper bounds of config values, from the range of real hardware with room
+// to spare (configs/README.md, "Limits"): a value beyond them is a typo or
+// would make the model's storage explode, never a GPU.
+inline constexpr uint64_t kMaxLatency = 1000000;    // any latency or timing, in its clock's cycles
+inline constexpr uint64_t kMaxQueue = 65536;        // entries of any queue, buffer or MSHR table
+inline constexpr uint64_t kMaxPerCycle = 64;        // things done per cycle, pipelines, banks of a sub-core
+
 // ASCII case-insensitive equality (config names, unit classes, GPU names).
 inline bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

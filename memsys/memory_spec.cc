@@ -13,6 +13,10 @@ namespace {
 using spec::at_least;
 using spec::fail;
 using spec::at_most;
+using spec::kMaxLatency;
+using spec::kMaxPerCycle;
+using spec::kMaxQueue;
+using spec::within;
 
 bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
@@ -25,6 +29,7 @@ void line_and_sector(const std::string& prefix, uint32_t line, uint32_t sector) 
   power_of_two(prefix + "sector_bytes", sector);
   at_least(prefix + "sector_bytes", sector, 4);
   power_of_two(prefix + "line_bytes", line);
+  at_most(prefix + "line_bytes", line, 4096);
   if (line < sector)
     fail(prefix + "line_bytes", line, "smaller than " + prefix + "sector_bytes = " + std::to_string(sector));
   if (line / sector > 32) fail(prefix + "line_bytes", line, "more than 32 sectors per line");
@@ -84,55 +89,62 @@ void MemorySpec::validate() const {
   // L1D.
   line_and_sector("l1d.", l1d.line_bytes, l1d.sector_bytes);
   power_of_two("l1d.sets", l1d.sets);
-  at_least("l1d.ways", l1d.ways, 1);
-  at_least("l1d.banks", l1d.banks, 1);
+  at_most("l1d.sets", l1d.sets, 65536);
+  within("l1d.ways", l1d.ways, 1, 65536);
+  within("l1d.banks", l1d.banks, 1, kMaxPerCycle);
   power_of_two("l1d.bank_bytes", l1d.bank_bytes);
-  at_least("l1d.hit_latency", l1d.hit_latency, 1);
-  at_least("l1d.mshr_entries", l1d.mshr_entries, 1);
-  at_least("l1d.mshr_max_merge", l1d.mshr_max_merge, 1);
-  at_least("l1d.miss_queue", l1d.miss_queue, 1);
+  at_most("l1d.bank_bytes", l1d.bank_bytes, 4096);
+  within("l1d.hit_latency", l1d.hit_latency, 1, kMaxLatency);
+  within("l1d.mshr_entries", l1d.mshr_entries, 1, kMaxQueue);
+  within("l1d.mshr_max_merge", l1d.mshr_max_merge, 1, kMaxQueue);
+  within("l1d.miss_queue", l1d.miss_queue, 1, kMaxQueue);
 
   // L2.
   at_least("l2.subpartitions", l2.subpartitions, 1);
   at_most("l2.subpartitions", l2.subpartitions, 16);
   power_of_two("l2.sets", l2.sets);
-  at_least("l2.ways", l2.ways, 1);
+  at_most("l2.sets", l2.sets, 65536);
+  within("l2.ways", l2.ways, 1, 1024);
   line_and_sector("l2.", l2.line_bytes, l2.sector_bytes);
-  at_least("l2.latency", l2.latency, 1);
-  at_least("l2.mshr_entries", l2.mshr_entries, 1);
-  at_least("l2.mshr_max_merge", l2.mshr_max_merge, 1);
-  at_least("l2.miss_queue", l2.miss_queue, 1);
+  within("l2.latency", l2.latency, 1, kMaxLatency);
+  within("l2.mshr_entries", l2.mshr_entries, 1, kMaxQueue);
+  within("l2.mshr_max_merge", l2.mshr_max_merge, 1, kMaxQueue);
+  within("l2.miss_queue", l2.miss_queue, 1, kMaxQueue);
   power_of_two("l2.channel_interleave_bytes", l2.channel_interleave_bytes);
+  at_most("l2.channel_interleave_bytes", l2.channel_interleave_bytes, 1u << 20);
   if (l2.channel_interleave_bytes < l2.line_bytes)
     fail("l2.channel_interleave_bytes", l2.channel_interleave_bytes,
          "smaller than l2.line_bytes = " + std::to_string(l2.line_bytes));
-  at_least("l2.icnt_to_l2_queue", l2.icnt_to_l2_queue, 1);
-  at_least("l2.l2_to_dram_queue", l2.l2_to_dram_queue, 1);
-  at_least("l2.dram_to_l2_queue", l2.dram_to_l2_queue, 1);
-  at_least("l2.l2_to_icnt_queue", l2.l2_to_icnt_queue, 1);
-  at_least("l2.atomic_latency", l2.atomic_latency, 1);
+  within("l2.icnt_to_l2_queue", l2.icnt_to_l2_queue, 1, kMaxQueue);
+  within("l2.l2_to_dram_queue", l2.l2_to_dram_queue, 1, kMaxQueue);
+  within("l2.dram_to_l2_queue", l2.dram_to_l2_queue, 1, kMaxQueue);
+  within("l2.l2_to_icnt_queue", l2.l2_to_icnt_queue, 1, kMaxQueue);
+  within("l2.atomic_latency", l2.atomic_latency, 1, kMaxLatency);
+
+  at_most("dram.extra_latency", dram.extra_latency, kMaxLatency);
 
   // Interconnect.
-  at_least("icnt.flit_bytes", icnt.flit_bytes, 1);
-  at_least("icnt.latency", icnt.latency, 1);
+  within("icnt.flit_bytes", icnt.flit_bytes, 1, 4096);
+  within("icnt.latency", icnt.latency, 1, kMaxLatency);
   // A crossbar port buffers whole packets; the largest is a header plus a sector.
   const uint32_t packet_flits = (kPacketHeaderBytes + kPacketSectorBytes + icnt.flit_bytes - 1) / icnt.flit_bytes;
-  at_least("icnt.in_buffer", icnt.in_buffer, packet_flits);
-  at_least("icnt.out_buffer", icnt.out_buffer, packet_flits);
-  at_least("icnt.sm_ejection_buffer", icnt.sm_ejection_buffer, 1);
-  at_least("icnt.ldst_response_buffer", icnt.ldst_response_buffer, 1);
+  within("icnt.in_buffer", icnt.in_buffer, packet_flits, kMaxQueue);
+  within("icnt.out_buffer", icnt.out_buffer, packet_flits, kMaxQueue);
+  within("icnt.sm_ejection_buffer", icnt.sm_ejection_buffer, 1, kMaxQueue);
+  within("icnt.ldst_response_buffer", icnt.ldst_response_buffer, 1, kMaxQueue);
 
   // DRAM geometry.
   at_least("dram.channels", dram.channels, 1);
   at_most("dram.channels", dram.channels, 4096);
-  at_least("dram.bus_width_bits", dram.bus_width_bits, 8);
+  within("dram.bus_width_bits", dram.bus_width_bits, 8, 4096);
   if (dram.bus_width_bits % 8 != 0) fail("dram.bus_width_bits", dram.bus_width_bits, "must be a multiple of 8");
-  at_least("dram.burst_length", dram.burst_length, 1);
-  at_least("dram.data_rate", dram.data_rate, 1);
+  within("dram.burst_length", dram.burst_length, 1, 64);
+  within("dram.data_rate", dram.data_rate, 1, 16);
   if (dram.burst_length % dram.data_rate != 0)
     fail("dram.burst_length", dram.burst_length,
          "not a whole number of command cycles at dram.data_rate = " + std::to_string(dram.data_rate));
   power_of_two("dram.banks", dram.banks);
+  at_most("dram.banks", dram.banks, 1024);
   at_least("dram.bank_groups", dram.bank_groups, 1);
   if (dram.bank_groups > dram.banks || dram.banks % dram.bank_groups != 0)
     fail("dram.bank_groups", dram.bank_groups, "must divide dram.banks = " + std::to_string(dram.banks));
@@ -143,20 +155,25 @@ void MemorySpec::validate() const {
              " B, which does not divide l2.sector_bytes = " + std::to_string(l2.sector_bytes));
 
   // DRAM timings.
-  at_least("dram.tCCD", dram.tCCD, 1);
+  within("dram.tCCD", dram.tCCD, 1, kMaxLatency);
+  at_most("dram.tCCDL", dram.tCCDL, kMaxLatency);
   if (dram.tCCDL < dram.tCCD) fail("dram.tCCDL", dram.tCCDL, "less than dram.tCCD = " + std::to_string(dram.tCCD));
-  at_least("dram.tRRD", dram.tRRD, 1);
-  at_least("dram.tRCD", dram.tRCD, 1);
-  at_least("dram.tRCDWR", dram.tRCDWR, 1);
+  within("dram.tRRD", dram.tRRD, 1, kMaxLatency);
+  within("dram.tRCD", dram.tRCD, 1, kMaxLatency);
+  within("dram.tRCDWR", dram.tRCDWR, 1, kMaxLatency);
+  at_most("dram.tRAS", dram.tRAS, kMaxLatency);
   if (dram.tRAS < dram.tRCD) fail("dram.tRAS", dram.tRAS, "less than dram.tRCD = " + std::to_string(dram.tRCD));
-  at_least("dram.tRP", dram.tRP, 1);
+  within("dram.tRP", dram.tRP, 1, kMaxLatency);
+  at_most("dram.tRC", dram.tRC, kMaxLatency);
   if (dram.tRC < dram.tRAS) fail("dram.tRC", dram.tRC, "less than dram.tRAS = " + std::to_string(dram.tRAS));
-  at_least("dram.tCL", dram.tCL, 1);
-  at_least("dram.tWL", dram.tWL, 1);
-  at_least("dram.tWR", dram.tWR, 1);
-  at_least("dram.tWTR", dram.tWTR, 1);
-  at_least("dram.tRTW", dram.tRTW, 1);
-  at_least("dram.tRTPL", dram.tRTPL, 1);
+  within("dram.tCL", dram.tCL, 1, kMaxLatency);
+  within("dram.tWL", dram.tWL, 1, kMaxLatency);
+  within("dram.tWR", dram.tWR, 1, kMaxLatency);
+  within("dram.tWTR", dram.tWTR, 1, kMaxLatency);
+  within("dram.tRTW", dram.tRTW, 1, kMaxLatency);
+  within("dram.tRTPL", dram.tRTPL, 1, kMaxLatency);
+  at_most("dram.tREFI", dram.tREFI, kMaxLatency);
+  at_most("dram.tRFC", dram.tRFC, kMaxLatency);
   if (dram.tREFI != 0) {
     at_least("dram.tRFC", dram.tRFC, 1);
     if (dram.tREFI <= dram.tRFC)
@@ -169,7 +186,8 @@ void MemorySpec::validate() const {
              std::to_string(dram.banks));
 
   // DRAM scheduling.
-  at_least("dram.sched_queue", dram.sched_queue, 1);
+  within("dram.sched_queue", dram.sched_queue, 1, kMaxQueue);
+  at_most("dram.write_queue", dram.write_queue, kMaxQueue);
   if (dram.write_queue != 0) {
     if (dram.write_high_watermark > dram.write_queue)
       fail("dram.write_high_watermark", dram.write_high_watermark,
@@ -178,7 +196,13 @@ void MemorySpec::validate() const {
       fail("dram.write_low_watermark", dram.write_low_watermark,
            "not less than dram.write_high_watermark = " + std::to_string(dram.write_high_watermark));
   }
-  at_least("dram.return_queue", dram.return_queue, 1);
+  // The L2's tags: at most 4M lines in all (512 MB of 128-byte lines, ten
+  // times the largest L2 shipped).
+  if (uint64_t(l2_slices()) * l2.sets * l2.ways > (1u << 22))
+    fail("l2.sets", l2.sets,
+         "dram.channels x l2.subpartitions x l2.sets x l2.ways = " +
+             std::to_string(uint64_t(l2_slices()) * l2.sets * l2.ways) + " L2 lines, more than 4194304");
+  within("dram.return_queue", dram.return_queue, 1, kMaxQueue);
 }
 
 }  // namespace lockstep

@@ -208,8 +208,12 @@ void Gpu::run_cluster(uint32_t c, uint64_t now, PieceTally& tally) {
       view.residency = residency;
       tally.views_changed = true;
     }
+    // Every retirement is news to the leader, also one that leaves the view
+    // as it was (the SM took a block and retired one in the same cycle, as
+    // in the cycle before): phase C counts retirements only in cycles in
+    // which a view changed.
     const uint32_t retired = sms_[s]->take_retired_blocks();
-    if (view.retired != retired) {
+    if (retired || view.retired != retired) {
       view.retired = retired;
       tally.views_changed = true;
     }
@@ -277,9 +281,24 @@ struct RunningKernel {
 
 }  // namespace
 
+void Gpu::collect_stats(Sm& sm) {
+  const uint32_t k = sm.current_kernel();
+  for (KernelResult& r : results_)
+    if (r.kernel_index == k) {
+      r.stats += sm.take_stats();
+      return;
+    }
+}
+
+std::vector<KernelResult> Gpu::results_before_error() {
+  for (const auto& sm : sms_) collect_stats(*sm);
+  return std::move(results_);
+}
+
 std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJob>& jobs, const GpuRunOptions& options) {
   const TraceManifest& m = trace.manifest();
-  std::vector<KernelResult> results;
+  std::vector<KernelResult>& results = results_;  // kept when an error ends the run (results_before_error)
+  results.clear();
   std::vector<RunningKernel> running;  // in launch order
   std::vector<std::unique_ptr<BlockTrace>> spare_blocks;  // storage of retired blocks' traces, to decode into
   std::vector<size_t> result_of_job(jobs.size(), SIZE_MAX);
@@ -314,7 +333,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     for (const RunningKernel& other : running) used |= 1u << other.stat_slot;
     while (used >> rk.stat_slot & 1u) ++rk.stat_slot;
     rk.launch.stat_slot = rk.stat_slot;
-    if (memory_)
+    if (memory_ && options.memcpy_warms_l2)
       for (const MemcpyHtoD& copy : job.copies_before) memory_->copy_to_device(copy.address, copy.bytes);
     try {
       rk.launch.occupancy = occupancy_of(info);
@@ -359,16 +378,6 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     for (const RunningKernel& rk : running)
       if (rk.next || rk.stream == stream) return false;
     return true;
-  };
-  // SM counters belong to the kernel the SM held while they were counted.
-  auto collect = [&](Sm& sm) {
-    const uint32_t k = sm.current_kernel();
-    if (k == UINT32_MAX) return;
-    for (size_t j = 0; j < jobs.size(); ++j)
-      if (jobs[j].kernel_index == k && result_of_job[j] != SIZE_MAX) {
-        results[result_of_job[j]].stats += sm.take_stats();
-        return;
-      }
   };
 
   std::mt19937_64 rng(options.shuffle_seed.value_or(0));
@@ -427,7 +436,10 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   // launched since the last dispatch: otherwise the views are what the last
   // dispatch and retirement scans saw, and they would find nothing new.
   bool views_changed = true, launched = true;
-  uint64_t issued_before = 0, last_progress_cycle = clock_;
+  // Progress, for the watchdog: a warp instruction issued, a block
+  // dispatched or retired (blocks_moved), or no kernel running (between
+  // kernels, a launch is due).
+  uint64_t blocks_moved = 0, progress_before = 0, last_progress_cycle = clock_;
   const uint64_t run_start = clock_;
   // The watchdog and the progress report look every so many cycles (jumps
   // stop at each look, so it sees the same as without them).
@@ -465,10 +477,11 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       Sm& sm = *sms_[s];
       for (RunningKernel& rk : running) {
         if (!rk.next || !Sm::can_accept(sm_views_[s].residency, rk.launch, spec_.sm)) continue;
-        if (sm.current_kernel() != rk.launch.kernel_index) collect(sm);
+        if (sm.current_kernel() != rk.launch.kernel_index) collect_stats(sm);
         sm.take_spent_blocks(spare_blocks);
         sm.offer(rk.launch, std::move(rk.next), now);  // accepted in its tick, on its thread
         ++rk.dispatched;
+        ++blocks_moved;
         rk.pull(spare_blocks);
         last_dispatch = s;
         break;
@@ -524,8 +537,10 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     for (size_t s = 0; views_changed && s < sm_views_.size(); ++s) {
       const SmView& view = sm_views_[s];
       if (!view.retired) continue;
+      if (options.drop_retirements_for_tests) continue;
       for (RunningKernel& rk : running)
         if (rk.launch.kernel_index == view.residency.kernel) rk.retired += view.retired;
+      blocks_moved += view.retired;
     }
     for (size_t i = 0; i < running.size();) {
       RunningKernel& rk = running[i];
@@ -535,6 +550,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       }
       KernelResult& r = results[result_of_job[rk.job]];
       r.cycles = now + 1 - r.start_cycle;
+      r.complete = true;
       if (rk.dispatched == 0 && !rk.next) r.cycles = 0;  // a kernel without blocks
       if (memory_) r.memory = memory_->take_stats(rk.stat_slot);
       running.erase(running.begin() + long(i));
@@ -556,27 +572,29 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
         throw SimulationError("kernel " + std::to_string(m.kernels[rk.launch.kernel_index].kernel_id) +
                               ": no SM can take a block of " + std::to_string(rk.launch.warps_per_block) + " warps");
 
-    // Watchdog: warp instructions must keep issuing while blocks are resident.
+    // Watchdog: a kernel that runs must make progress, in simulated and in
+    // skipped cycles alike (jumps stop at each look).
     if (now + 1 >= next_watchdog) {
       next_watchdog += kWatchdogEvery;
       uint64_t issued = 0;
-      bool any_busy = false;
-      for (const auto& sm : sms_) {
-        issued += sm->stats().warp_insts;
-        any_busy |= sm->busy();
-      }
+      for (const auto& sm : sms_) issued += sm->stats().warp_insts;
       for (const KernelResult& r : results) issued += r.stats.warp_insts;
-      if (issued != issued_before || !any_busy) {
-        issued_before = issued;
+      if (issued + blocks_moved != progress_before || running.empty()) {
+        progress_before = issued + blocks_moved;
         last_progress_cycle = now;
       } else if (spec_.watchdog_cycles && now - last_progress_cycle > spec_.watchdog_cycles) {
-        std::string msg = "no warp issued for " + std::to_string(now - last_progress_cycle) +
-                          " cycles (watchdog, gpu.watchdog_cycles); stuck warps:";
+        std::string msg = "no progress for " + std::to_string(now - last_progress_cycle) +
+                          " cycles (watchdog, gpu.watchdog_cycles):";
+        for (const RunningKernel& rk : running)
+          msg += " kernel " + std::to_string(m.kernels[rk.launch.kernel_index].kernel_id) + " has " +
+                 std::to_string(rk.dispatched) + " blocks dispatched, " + std::to_string(rk.retired) + " retired" +
+                 (rk.next ? ", more waiting;" : ", none waiting;");
         int shown = 0;
         for (const auto& sm : sms_)
           for (const std::string& line : sm->describe_stuck_warps())
-            if (shown++ < 8) msg += "\n  " + line;
+            if (shown++ < 8) msg += (shown == 1 ? " stuck warps:\n  " : "\n  ") + line;
         if (shown > 8) msg += "\n  ... and " + std::to_string(shown - 8) + " more";
+        if (!shown) msg += " no warp is resident";
         throw SimulationError(msg);
       }
       if (options.progress && now + 1 >= next_progress) {
@@ -620,7 +638,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   if (std_team) engine_.handshake_wait_ns = std_team->leader_wait_ns();
   spin_team.reset();
   std_team.reset();
-  for (const auto& sm : sms_) collect(*sm);
+  for (const auto& sm : sms_) collect_stats(*sm);
   if (truncated)
     for (const RunningKernel& rk : running) {
       KernelResult& r = results[result_of_job[rk.job]];
@@ -629,7 +647,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
       if (memory_) r.memory = memory_->take_stats(rk.stat_slot);
     }
   clock_ = now;
-  return results;
+  return std::move(results_);
 }
 
 }  // namespace lockstep

@@ -49,7 +49,7 @@
 
 namespace lockstep {
 
-// A run that cannot go on: a stuck warp (watchdog) or an impossible kernel.
+// A run that cannot go on: no progress (watchdog) or an impossible kernel.
 class SimulationError : public std::runtime_error {
  public:
   explicit SimulationError(const std::string& what) : std::runtime_error(what) {}
@@ -118,11 +118,19 @@ struct GpuRunOptions {
   // must catch it. Never use it otherwise.
   bool unlatched_coupling_for_tests = false;
   SerialFallback serial_fallback;  // tests only change it (results are the same either way)
+  // Tests only: the leader never hears of a retired block, so a kernel whose
+  // blocks have all ended never finishes — a run that makes no progress with
+  // no warp resident, for the watchdog to stop. Never use it otherwise.
+  bool drop_retirements_for_tests = false;
   bool fast_forward = true;   // jump over cycles in which nothing can change (results are the same)
   bool pin_threads = false;   // pin thread i to CPU i (parallel/thread_affinity.h)
   bool profile = false;       // time every piece of work (EngineReport)
   uint32_t rebalance_period = 4096;  // balanced: cycles between reassignments (>= 4; tests use short ones)
   uint64_t cycle_budget = 0;             // stop after this many cycles (0: no limit)
+  // MemcpyHtoD commands leave the copied bytes in the L2 (Accel-Sim's
+  // -gpgpu_perf_sim_memcpy); false: every kernel starts with the caches as
+  // the kernels before it left them, the first with cold caches.
+  bool memcpy_warms_l2 = true;
   // Called every 65536 cycles with (kernels finished, cycles so far, warp instructions so far).
   std::function<void(uint32_t, uint64_t, uint64_t)> progress;
 };
@@ -138,6 +146,7 @@ struct KernelResult {
   uint64_t start_cycle = 0;  // first cycle the kernel could dispatch a block
   uint64_t cycles = 0;       // from start_cycle to the retirement of its last block
   bool truncated = false;    // stopped by the cycle budget
+  bool complete = false;     // its last block retired
   Occupancy occupancy;
   SmStats stats;             // counters of the SMs while they held this kernel's blocks
   MemoryStats memory;        // the memory side's counters for this kernel's traffic
@@ -153,6 +162,10 @@ class Gpu {
   // Simulates `jobs` (in order) to completion or until the cycle budget ends.
   // Results come in job order; kernels not reached are absent.
   std::vector<KernelResult> run(TraceSource& trace, const std::vector<KernelJob>& jobs, const GpuRunOptions& options);
+  // After run() threw (a corrupt trace, the watchdog): the results of the
+  // kernels it had launched, in job order; those whose last block retired
+  // (KernelResult::complete) with all their counters.
+  std::vector<KernelResult> results_before_error();
 
   const GpuSpec& spec() const { return spec_; }
   uint32_t sm_count() const { return uint32_t(sms_.size()); }
@@ -192,6 +205,8 @@ class Gpu {
   uint64_t next_change(uint64_t now) const;
   // Skips cycles now + 1 .. until - 1 (every one a repetition).
   void skip_cycles(uint64_t now, uint64_t until);
+  // Moves the SM's counters to the result of the kernel it holds or held last.
+  void collect_stats(Sm& sm);
 
   const GpuSpec& spec_;
   std::vector<std::unique_ptr<Sm>> sms_;
@@ -204,8 +219,10 @@ class Gpu {
   std::unique_ptr<ShareCursor[]> share_cursors_;
   // Per thread, written during its share: with fast-forward, the earliest
   // Sm::quiet_until of the SMs it ticked (read by the leader in phase C);
-  // whether it changed an SM's view (else the leader's phases C and A need
-  // not read the views again); and how many pieces of other threads it ran
+  // whether it changed an SM's view or one of its SMs retired a block (else
+  // the leader's phases C and A need not read the views again: nothing
+  // retired and no SM has more room than before); and how many pieces of
+  // other threads it ran
   // (EngineReport).
   struct alignas(64) ThreadTally {
     uint64_t quiet_until = 0;
@@ -228,6 +245,7 @@ class Gpu {
   bool unlatched_coupling_ = false;
   bool team_running_ = false;  // phase B runs on the team (set by the leader around the fork-join)
   EngineReport engine_;
+  std::vector<KernelResult> results_;  // of the run under way, in job order
   uint64_t clock_ = 0;
 };
 

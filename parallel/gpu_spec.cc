@@ -65,10 +65,11 @@ void check_isa_line(const std::string& line, const SmSpec& sm) {
 
 void GpuSpec::validate() const {
   if (name.empty()) fail("gpu.name", "", "must not be empty");
-  at_least("gpu.sms", sms, 1);
+  spec::within("gpu.sms", sms, 1, 1024);  // the largest GPUs have under 200
   at_least("gpu.sms_per_cluster", sms_per_cluster, 1);
   if (sms % sms_per_cluster != 0)
     fail("gpu.sms_per_cluster", std::to_string(sms_per_cluster), "does not divide gpu.sms = " + std::to_string(sms));
+  spec::at_most("gpu.kernel_launch_latency", kernel_launch_latency, spec::kMaxLatency);
   clock("clock.core_mhz", clocks.core_mhz);
   clock("clock.icnt_mhz", clocks.icnt_mhz);
   clock("clock.l2_mhz", clocks.l2_mhz);

@@ -115,6 +115,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   go.partition = partition;
   go.unlatched_coupling_for_tests = options.unlatched_coupling_for_tests;
   go.serial_fallback = options.serial_fallback;
+  go.drop_retirements_for_tests = options.drop_retirements_for_tests;
   go.fast_forward = options.fast_forward;
   go.pin_threads = options.pin_threads;
   go.profile = options.profile;
@@ -128,30 +129,69 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
     go.progress = [&](uint32_t finished, uint64_t cycles, uint64_t insts) {
       options.progress(std::min(finished, kernels_to_run - 1), kernels_to_run, cycles, insts);
     };
-  std::vector<KernelResult> results = gpu.run(trace, jobs, go);
-  report.gpu_cycles = gpu.cycles();
-  report.engine = gpu.engine_report();
-  report.partial_trace = trace.partial_trace();
-  for (KernelResult& r : results) {
-    const KernelInfo& info = m.kernels[r.kernel_index];
-    KernelReport k;
-    k.kernel_index = r.kernel_index;
-    k.kernel_id = info.kernel_id;
-    k.name = info.name;
-    k.cycles = r.cycles;
-    k.truncated = r.truncated;
-    k.occupancy = r.occupancy;
-    k.stats = std::move(r.stats);
-    k.memory = r.memory;
-    if (k.stats.unit_issues.size() < spec.sm.units.size()) k.stats.unit_issues.resize(spec.sm.units.size());
-    report.truncated |= r.truncated;
-    if (k.stats.exit_then_more && options.warn)
-      options.warn("kernel " + std::to_string(info.kernel_id) + " (" + info.source_file + "): " +
-                   std::to_string(k.stats.exit_then_more) +
-                   " warp(s) have instructions after an EXIT with a full mask; they were simulated as traced");
-    report.kernels.push_back(std::move(k));
+  go.memcpy_warms_l2 = options.memcpy_warms_l2;
+  report.max_cycles = options.max_cycles;
+  report.memcpy_warms_l2 = options.memcpy_warms_l2;
+  // The results into the report; selected kernels without one are listed
+  // with `not_started`, those cut by an error with "cut by the error".
+  auto add_results = [&](std::vector<KernelResult>& results, const std::vector<uint32_t>& cut,
+                         const std::string& not_started) {
+    report.engine = gpu.engine_report();
+    report.partial_trace = trace.partial_trace();
+    report.threads = report.engine.threads;
+    for (KernelResult& r : results) {
+      const KernelInfo& info = m.kernels[r.kernel_index];
+      KernelReport k;
+      k.kernel_index = r.kernel_index;
+      k.kernel_id = info.kernel_id;
+      k.name = info.name;
+      k.cycles = r.cycles;
+      k.truncated = r.truncated;
+      k.occupancy = r.occupancy;
+      k.stats = std::move(r.stats);
+      k.memory = r.memory;
+      if (k.stats.unit_issues.size() < spec.sm.units.size()) k.stats.unit_issues.resize(spec.sm.units.size());
+      report.truncated |= r.truncated;
+      if (k.stats.exit_then_more && options.warn)
+        options.warn("kernel " + std::to_string(info.kernel_id) + " (" + info.source_file + "): " +
+                     std::to_string(k.stats.exit_then_more) +
+                     " warp(s) have instructions after an EXIT with a full mask; they were simulated as traced");
+      report.kernels.push_back(std::move(k));
+    }
+    for (const KernelJob& job : jobs) {
+      const uint32_t k = job.kernel_index;
+      if (std::any_of(report.kernels.begin(), report.kernels.end(), [k](const KernelReport& r) { return r.kernel_index == k; }))
+        continue;
+      const bool was_cut = std::find(cut.begin(), cut.end(), k) != cut.end();
+      report.not_simulated.push_back(KernelNotSimulated{m.kernels[k].kernel_id, m.kernels[k].name,
+                                                        was_cut ? "cut by the error" : not_started, was_cut});
+    }
+    report.truncated |= !report.not_simulated.empty();
+  };
+  std::vector<KernelResult> results;
+  try {
+    results = gpu.run(trace, jobs, go);
+  } catch (const std::exception& e) {
+    if (options.on_error) {
+      std::vector<KernelResult> done;
+      std::vector<uint32_t> cut;
+      for (KernelResult& r : gpu.results_before_error()) {
+        if (!r.complete) {
+          cut.push_back(r.kernel_index);
+          continue;
+        }
+        report.gpu_cycles = std::max(report.gpu_cycles, r.start_cycle + r.cycles);
+        done.push_back(std::move(r));
+      }
+      add_results(done, cut, "not started (error)");
+      report.error = e.what();
+      report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      options.on_error(report);
+    }
+    throw;
   }
-  report.truncated |= results.size() < jobs.size();
+  report.gpu_cycles = gpu.cycles();
+  add_results(results, {}, "not started (--max-cycles)");
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

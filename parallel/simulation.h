@@ -17,10 +17,13 @@
 
 namespace lockstep {
 
+struct SimulationReport;
+
 struct SimulationOptions {
   std::vector<uint32_t> kernel_ids;        // simulate only these kernel ids (empty: all)
   bool perfect_memory = false;           // fixed-latency memory instead of L1D/L2/DRAM
   uint64_t max_cycles = 0;                 // stop the run after this many cycles (0: none)
+  bool memcpy_warms_l2 = true;             // MemcpyHtoD fills the L2 (false: --no-memcpy-warm; see GpuRunOptions)
   std::optional<uint64_t> shuffle_seed;    // --cluster-order shuffle:SEED
   uint32_t threads = 1;
   std::string schedule = "seq";            // seq, para1, para2
@@ -32,9 +35,14 @@ struct SimulationOptions {
   uint32_t rebalance_period = 4096;        // balanced partition: cycles between reassignments
   bool unlatched_coupling_for_tests = false;  // see GpuRunOptions; tests only
   SerialFallback serial_fallback;          // see GpuRunOptions; tests only change it
+  bool drop_retirements_for_tests = false;    // see GpuRunOptions; tests only
   WarningHandler warn = print_warning;    // once per kernel: warps that continue after a full-mask EXIT
   // Progress: (kernel ordinal, kernels to run, cycles, warp instructions) — for stderr.
   std::function<void(uint32_t, uint32_t, uint64_t, uint64_t)> progress;
+  // When an error stops the run (a corrupt chunk, the watchdog): called,
+  // before the error propagates, with the report of the kernels completed
+  // before it (SimulationReport::error set), so that no finished result is lost.
+  std::function<void(const SimulationReport&)> on_error;
 };
 
 struct KernelReport {
@@ -46,6 +54,14 @@ struct KernelReport {
   Occupancy occupancy;
   SmStats stats;
   MemoryStats memory;  // all zero with perfect memory
+};
+
+// A selected kernel without a complete result, and why.
+struct KernelNotSimulated {
+  uint32_t kernel_id = 0;
+  std::string name;
+  std::string reason;  // "not started (--max-cycles)", "cut by the error", "not started (error)"
+  bool cut = false;    // launched, then stopped by the error before its end
 };
 
 struct SimulationReport {
@@ -62,9 +78,14 @@ struct SimulationReport {
   uint64_t gpu_cycles = 0;  // the whole run's span, launch gaps and overlaps included
   bool truncated = false;
   std::vector<std::string> partial_trace;  // what the trace lacked (read with --allow-partial), one line each
+  uint64_t max_cycles = 0;      // the cycle budget the run had (0: none)
+  bool memcpy_warms_l2 = true;  // MemcpyHtoD filled the L2
+  // Selected kernels in `kernels` only if cut (truncated), else listed here.
+  std::vector<KernelNotSimulated> not_simulated;
+  std::string error;  // the error that stopped the run; the report then holds what was done before it
   // Run figures (not deterministic).
   double wall_seconds = 0;
-  uint32_t threads = 1;
+  uint32_t threads = 1;  // simulation threads actually used
   std::string schedule;
   std::string partition;
   EngineReport engine;

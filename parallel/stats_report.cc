@@ -124,6 +124,12 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
   json_producer(out, provenance);
   out += "\"gpu\": ";
   json_string(out, r.gpu);
+  // A run an error stopped: what it had done before, marked incomplete.
+  if (!r.error.empty()) {
+    out += ", \"incomplete\": true, \"error\": ";
+    json_string(out, r.error);
+  }
+  out += std::string(", \"memcpy_warm\": ") + (r.memcpy_warms_l2 ? "true" : "false");
   out += ", \"kernels\": [";
   for (size_t i = 0; i < r.kernels.size(); ++i) {
     const KernelReport& k = r.kernels[i];
@@ -138,6 +144,15 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
   for (size_t i = 0; i < r.partial_trace.size(); ++i) {
     if (i) out += ", ";
     json_string(out, r.partial_trace[i]);
+  }
+  out += "],\n \"not_simulated\": [";
+  for (size_t i = 0; i < r.not_simulated.size(); ++i) {
+    const KernelNotSimulated& k = r.not_simulated[i];
+    out += std::string(i ? ", " : "") + "{\"id\": " + std::to_string(k.kernel_id) + ", \"name\": ";
+    json_string(out, k.name);
+    out += ", \"reason\": ";
+    json_string(out, k.reason);
+    out += "}";
   }
   out += "],\n \"total\": ";
   json_stats(out, total_stats(r));
@@ -167,6 +182,40 @@ double handshake_wait_share(const SimulationReport& r) {
   return r.wall_seconds > 0 ? double(r.engine.handshake_wait_ns) / 1e9 / r.wall_seconds : 0.0;
 }
 
+namespace {
+
+// How a run that did not simulate every selected kernel to its end stopped:
+// kernels finished, cut, not started.
+void print_stop(std::FILE* out, const SimulationReport& r) {
+  if (!r.truncated && r.error.empty()) return;
+  size_t finished = 0;
+  std::string cut;
+  for (const KernelReport& k : r.kernels) {
+    if (!k.truncated) ++finished;
+    else cut += (cut.empty() ? "" : ", ") + std::to_string(k.kernel_id);
+  }
+  std::string not_started;
+  size_t not_started_count = 0;
+  for (const KernelNotSimulated& k : r.not_simulated) {
+    if (k.cut) {
+      cut += (cut.empty() ? "" : ", ") + std::to_string(k.kernel_id);
+      continue;
+    }
+    ++not_started_count;
+    if (not_started_count <= 10) not_started += (not_started.empty() ? "" : ", ") + std::to_string(k.kernel_id);
+  }
+  if (not_started_count > 10) not_started += ", ...";
+  if (!r.error.empty())
+    std::fprintf(out, "  INCOMPLETE: stopped by an error (below): %zu kernel(s) finished", finished);
+  else
+    std::fprintf(out, "  stopped by --max-cycles %" PRIu64 ": %zu kernel(s) finished", r.max_cycles, finished);
+  std::fprintf(out, ", %s, %zu not started%s%s%s\n", cut.empty() ? "none cut" : ("kernel " + cut + " cut").c_str(),
+               not_started_count, not_started.empty() ? "" : " (kernel ", not_started.c_str(),
+               not_started.empty() ? "" : ")");
+}
+
+}  // namespace
+
 void print_summary(std::FILE* out, const SimulationReport& r) {
   std::fprintf(out, "lockstep run on %s (%u SMs)\n", r.gpu.c_str(), r.sm_count);
   uint64_t insts = 0, cycles = 0;
@@ -185,6 +234,7 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
   }
   std::fprintf(out, "  total: %zu kernels, %" PRIu64 " cycles, %" PRIu64 " warp instructions, IPC %.2f\n", r.kernels.size(),
                cycles, insts, cycles ? double(insts) / double(cycles) : 0.0);
+  print_stop(out, r);
   if (!r.perfect_memory) {
     double l1 = 0, l2 = 0, dram = 0, dram_bytes = 0;
     uint64_t l1_sectors = 0, l2_sectors = 0;

@@ -19,6 +19,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -38,18 +41,22 @@ class WorkerTeam {
     slots_.reserve(workers);
     for (uint32_t i = 0; i < workers; ++i) slots_.push_back(std::make_unique<Slot>(oversubscribed));
     if (pin) leader_affinity_ = pin_current_thread(0);
-    for (uint32_t i = 0; i < workers; ++i)
-      slots_[i]->thread = std::thread([this, i, pin] {
-        if (pin) pin_current_thread(i + 1);
-        work(i + 1);
-      });
+    for (uint32_t i = 0; i < workers; ++i) {
+      try {
+        slots_[i]->thread = std::thread([this, i, pin] {
+          if (pin) pin_current_thread(i + 1);
+          work(i + 1);
+        });
+      } catch (const std::system_error& e) {
+        // The system has no thread to spare: the workers started so far end,
+        // and the run stops with one line instead of std::terminate.
+        stop();
+        throw std::runtime_error("cannot start simulation thread " + std::to_string(i + 2) + " of " +
+                                 std::to_string(workers + 1) + " (" + e.what() + "); try fewer --threads");
+      }
+    }
   }
-  ~WorkerTeam() {
-    stop_.store(true, std::memory_order_relaxed);
-    fork(0);  // each worker passes the stop on to its children
-    for (auto& s : slots_) s->thread.join();
-    if (pinned_) restore_affinity(leader_affinity_);
-  }
+  ~WorkerTeam() { stop(); }
   WorkerTeam(const WorkerTeam&) = delete;
   WorkerTeam& operator=(const WorkerTeam&) = delete;
 
@@ -75,6 +82,14 @@ class WorkerTeam {
     Semaphore done;
     std::thread thread;
   };
+  // Ends every started worker and waits for it; the leader's affinity as it was.
+  void stop() {
+    stop_.store(true, std::memory_order_relaxed);
+    fork(0);  // each worker passes the stop on to its children (a slot without a thread: a post nobody takes)
+    for (auto& s : slots_)
+      if (s->thread.joinable()) s->thread.join();
+    if (pinned_) restore_affinity(leader_affinity_);
+  }
   // Thread i's children in the tree (workers are slots_[index - 1]).
   void fork(uint32_t i) {
     for (uint64_t c = uint64_t(i) * kFanOut + 1; c <= uint64_t(i) * kFanOut + kFanOut && c <= slots_.size(); ++c)

@@ -133,7 +133,7 @@ int cmd_bench(const Args& args) {
       "schedules (para1, para2; seq is always the baseline; also --schedule)")(
       "partition,partitions", po::value(&partition)->default_value(partition),
       "partition of clusters to threads (one; also --partitions)")(
-      "repeat", po::value(&repeat)->default_value(repeat), "repetitions of every configuration")(
+      "repeat", whole_number("repeat", &repeat, 1, 1000000), "repetitions of every configuration")(
       "csv", po::value(&csv), "also write one row per configuration to this CSV file ('-': standard output)")(
       "cost-split", po::bool_switch(&cost_split),
       "also profile one seq run and one 2-thread para1 run: per-cycle cost of the SMs, the memory side and the serial "
@@ -141,7 +141,6 @@ int cmd_bench(const Args& args) {
       "predict", po::value(&predict)->default_value(predict), "thread counts for the --cost-split prediction");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
-  if (repeat == 0) throw po::error("--repeat must be at least 1");
   SimulationOptions base = inputs.options();
   base.partition = partition;
   parse_partition(partition);
@@ -207,7 +206,7 @@ int cmd_bench(const Args& args) {
     rows += row;
   }
   if (!csv.empty()) write_output_file(csv, rows);
-  if (cost_split) print_cost_split(input, inputs, spec, base, parse_thread_list(predict), base_wall);
+  if (cost_split) print_cost_split(input, inputs, spec, base, parse_thread_list(predict, "predict"), base_wall);
   return 0;
 }
 

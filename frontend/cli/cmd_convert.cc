@@ -21,7 +21,7 @@ int cmd_convert(const Args& args) {
       "IN: an Accel-Sim trace directory, a kernelslist(.g), or one kernel-N.traceg[.xz] / raw kernel-N.trace[.xz]\n"
       "options");
   opts.add_options()("help,h", "show this help")("output,o", po::value(&output), "output .lst file (required; '-': standard output)")(
-      "jobs,j", po::value(&options.jobs)->default_value(0), "worker threads (0 = all cores)")(
+      "jobs,j", whole_number("jobs", &options.jobs, 0, kMaxThreads), "worker threads (0 = all cores)")(
       "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp)(
       "quiet,q", po::bool_switch(&quiet), "print nothing on success");
   if (!parse_command_line(args, opts, "input", input)) return 0;

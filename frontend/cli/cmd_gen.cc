@@ -27,8 +27,8 @@ int cmd_gen(const Args& args) {
   opts.add_options()("help,h", "show this help")("output,o", po::value(&output), "output directory (required)")(
       "size", po::value(&size)->default_value(size),
       "approximate total warp instructions; K/M/G suffixes = 1e3/1e6/1e9")(
-      "seed", po::value(&seed)->default_value(seed), "random seed; same options give identical files")(
-      "sms", po::value(&sms)->default_value(sms), "SM count the grids are sized for")(
+      "seed", whole_number("seed", &seed, 0, UINT64_MAX), "random seed; same options give identical files")(
+      "sms", whole_number("sms", &sms, 1, 1024), "SM count the grids are sized for")(
       "arch", po::value(&arch)->default_value(arch), "sm70 or sm80 (binary version and SASS spelling)")(
       "quiet,q", po::bool_switch(&quiet), "print nothing on success");
   if (!parse_command_line(args, opts, "workload", workload)) return 0;

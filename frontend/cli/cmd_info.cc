@@ -38,7 +38,7 @@ int cmd_info(const Args& args) {
   size_t limit = 12;
   bool full = false, allow_partial = false, check = false;
   po::options_description opts("usage: lockstep info TRACE [options]\nTRACE: a .lst file or an Accel-Sim text trace\noptions");
-  opts.add_options()("help,h", "show this help")("opcodes", po::value(&limit)->default_value(12),
+  opts.add_options()("help,h", "show this help")("opcodes", whole_number("opcodes", &limit, 0, SIZE_MAX),
                                                    "opcodes listed per kernel (0 = all)")(
       "full-opcodes", po::bool_switch(&full), "histogram by full opcode (LDG.E.64) instead of mnemonic (LDG)")(
       "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp)(

@@ -37,10 +37,10 @@ std::optional<uint64_t> parse_cluster_order(const std::string& text) {
 }  // namespace
 
 int cmd_run(const Args& args) {
-  std::string input, gpu, kernels, stats_json, stats_csv_file, schedule = "seq", cluster_order = "natural";
+  std::string input, gpu, kernels, stats_json, stats_csv_file, schedule, cluster_order = "natural";
   std::vector<std::string> sets, config_files;
   SimulationOptions options;
-  bool perfect = false, quiet = false, no_fast_forward = false, allow_partial = false;
+  bool perfect = false, quiet = false, no_fast_forward = false, allow_partial = false, no_memcpy_warm = false;
   po::options_description opts(
       "usage: lockstep run TRACE [options]\n"
       "TRACE: a .lst file or an Accel-Sim trace directory / kernelslist.g (read while streaming)\noptions");
@@ -53,10 +53,11 @@ int cmd_run(const Args& args) {
       "stats-csv", po::value(&stats_csv_file),
       "write statistics as CSV to this file, one row per kernel and the total ('-': standard output)")(
       "perfect-memory", po::bool_switch(&perfect), "no L1D/L2/DRAM: every global/local access takes sm.perfect_memory_latency")(
-      "threads", po::value(&options.threads)->default_value(1),
-      "simulation threads, the memory-side thread included (any number, also more than the cores)")(
-      "schedule", po::value(&schedule)->default_value("seq"),
-      "cycle schedule: seq (one thread), para1 (clusters over every thread; the memory side on the leader, or "
+      "threads", whole_number("threads", &options.threads, 1, kMaxThreads),
+      "simulation threads, the memory-side thread included (up to 1024, also more than the cores)")(
+      "schedule", po::value(&schedule),
+      "cycle schedule (default: seq on one thread, para1 with --threads N > 1): seq (one thread), para1 (clusters "
+      "over every thread; the memory side on the leader, or "
       "anywhere with --partition balanced), para2 (the memory side on threads of its own: threads / 4, at least 1; "
       "balanced: sized from measured time)")(
       "handshake", po::value(&options.handshake)->default_value("spin"),
@@ -66,19 +67,24 @@ int cmd_run(const Args& args) {
       "pin", po::bool_switch(&options.pin_threads), "pin simulation thread i to CPU i (optional; same results)")(
       "no-fast-forward", po::bool_switch(&no_fast_forward),
       "simulate every cycle, also those in which nothing can change (results are the same)")(
-      "max-cycles", po::value(&options.max_cycles)->default_value(0), "stop after this many core cycles (0: none)")(
+      "max-cycles", whole_number("max-cycles", &options.max_cycles, 0, UINT64_MAX),
+      "stop after this many core cycles (0: none)")(
+      "no-memcpy-warm", po::bool_switch(&no_memcpy_warm),
+      "start with cold caches: MemcpyHtoD commands do not leave the copied bytes in the L2 (Accel-Sim's "
+      "-gpgpu_perf_sim_memcpy 0)")(
       "cluster-order", po::value(&cluster_order)->default_value("natural"),
       "debug: 'shuffle:SEED' ticks clusters in a random order every cycle (results must not change)")(
       "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp)(
       "quiet,q", po::bool_switch(&quiet), "no summary or progress");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
+  if (schedule.empty()) schedule = options.threads > 1 ? "para1" : "seq";
   options.schedule = schedule;
+  options.memcpy_warms_l2 = !no_memcpy_warm;
   options.perfect_memory = perfect;
   options.fast_forward = !no_fast_forward;
   options.shuffle_seed = parse_cluster_order(cluster_order);
   if (!kernels.empty()) options.kernel_ids = parse_kernel_list(kernels);
-  if (options.threads == 0) throw po::error("--threads must be at least 1");
   parse_schedule(schedule);
   parse_partition(options.partition);
   // Outputs are checked before the work: an unwritable one is reported now, not after the run.
@@ -123,18 +129,27 @@ int cmd_run(const Args& args) {
                     n, (unsigned long long)cycles, (unsigned long long)insts, rate / 1e6, eta);
       progress.update(line);
     };
-  const SimulationReport report = simulate(*trace, spec, options);
-  progress.finish();
   RunProvenance provenance;
   provenance.trace = std::filesystem::absolute(input).lexically_normal().string();
   provenance.gpu_config = which;
   for (const std::string& f : config_files) provenance.gpu_config += (provenance.gpu_config.empty() ? "" : " + ") + f;
   provenance.sets = sets;
   provenance.command_line = shell_command_line("lockstep run", args);
-  if (!stats_json.empty()) write_stats_json(report, provenance, stats_json);
-  if (!stats_csv_file.empty()) write_output_file(stats_csv_file, stats_csv(report));
-  // With statistics on standard output, the summary goes to stderr.
-  if (!quiet) print_summary(stats_json == "-" || stats_csv_file == "-" ? stderr : stdout, report);
+  // What was done is reported also when a later kernel fails: the summary
+  // and the JSON, marked incomplete, if some kernel finished (the CSV, which
+  // cannot say so, only for a whole run); the error itself then ends the
+  // command. With statistics on standard output, the summary goes to stderr.
+  auto report_results = [&](const SimulationReport& report) {
+    progress.finish();
+    const bool stopped = !report.error.empty();
+    if (stopped && report.kernels.empty()) return;
+    if (!stats_json.empty()) write_stats_json(report, provenance, stats_json);
+    if (!stats_csv_file.empty() && !stopped) write_output_file(stats_csv_file, stats_csv(report));
+    if (!quiet) print_summary(stats_json == "-" || stats_csv_file == "-" ? stderr : stdout, report);
+    std::fflush(stdout);
+  };
+  options.on_error = report_results;
+  report_results(simulate(*trace, spec, options));
   return 0;
 }
 

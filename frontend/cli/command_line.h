@@ -4,7 +4,10 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "frontend/cli/commands.h"
@@ -73,6 +76,29 @@ inline std::string shell_command_line(const std::string& command, const Args& ar
   return out;
 }
 
+// A whole number from `min` to `max` given to option `name`: digits only, so
+// "-1" (which boost's unsigned parsing wraps to 4294967295), "1e3", "" or a
+// value past `max` is a usage error naming the option.
+inline uint64_t parse_whole_number(const std::string& name, const std::string& text, uint64_t min, uint64_t max) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  const bool digits = !text.empty() && text[0] >= '0' && text[0] <= '9';
+  if (!digits || ec != std::errc() || ptr != end || v < min || v > max)
+    throw boost::program_options::error("--" + name + " " + text + ": expected a whole number from " +
+                                        std::to_string(min) + " to " + std::to_string(max));
+  return v;
+}
+// The option value of a whole number `*target` within [min, max] (parse_whole_number).
+template <class T>
+boost::program_options::typed_value<std::string>* whole_number(const std::string& name, T* target, uint64_t min,
+                                                               uint64_t max) {
+  return boost::program_options::value<std::string>()
+      ->default_value(std::to_string(*target))
+      ->notifier([=](const std::string& text) { *target = T(parse_whole_number(name, text, min, max)); });
+}
+inline constexpr uint64_t kMaxThreads = 1024;  // --threads, --jobs
+
 // The shipped config of the GPU generation a trace was recorded on.
 inline std::string default_gpu_for(uint32_t binary_version) {
   switch (binary_version / 10) {
@@ -106,21 +132,10 @@ inline std::vector<std::string> split_list(const std::string& text) {
   }
   return out;
 }
-inline std::vector<uint32_t> parse_thread_list(const std::string& text) {
+inline std::vector<uint32_t> parse_thread_list(const std::string& text, const std::string& name = "threads") {
   std::vector<uint32_t> out;
-  for (const std::string& item : split_list(text)) {
-    size_t used = 0;
-    unsigned long v = 0;
-    try {
-      v = std::stoul(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || v == 0 || v > 1024)
-      throw boost::program_options::error("--threads: bad thread count '" + item + "' (expected e.g. 1,2,4)");
-    out.push_back(uint32_t(v));
-  }
-  if (out.empty()) throw boost::program_options::error("--threads: empty list");
+  for (const std::string& item : split_list(text)) out.push_back(uint32_t(parse_whole_number(name, item, 1, kMaxThreads)));
+  if (out.empty()) throw boost::program_options::error("--" + name + ": empty list");
   return out;
 }
 
@@ -130,7 +145,7 @@ struct SimulationInputs {
   std::string gpu, kernels;
   std::vector<std::string> config_files;
   std::vector<std::string> sets;
-  bool perfect_memory = false, no_fast_forward = false, pin = false, allow_partial = false;
+  bool perfect_memory = false, no_fast_forward = false, pin = false, allow_partial = false, no_memcpy_warm = false;
   uint64_t max_cycles = 0;
 
   void add_to(boost::program_options::options_description& opts) {
@@ -140,8 +155,9 @@ struct SimulationInputs {
         "set", po::value(&sets)->composing(), "override a config key (repeatable)")(
         "kernels", po::value(&kernels), "simulate only these kernel ids")(
         "perfect-memory", po::bool_switch(&perfect_memory), "no memory system (fixed latency)")(
-        "max-cycles", po::value(&max_cycles)->default_value(0), "stop each run after this many cycles")(
+        "max-cycles", whole_number("max-cycles", &max_cycles, 0, UINT64_MAX), "stop each run after this many cycles")(
         "no-fast-forward", po::bool_switch(&no_fast_forward), "simulate every cycle (same results)")(
+        "no-memcpy-warm", po::bool_switch(&no_memcpy_warm), "start with cold caches (MemcpyHtoD does not fill the L2)")(
         "pin", po::bool_switch(&pin), "pin simulation thread i to CPU i")(
         "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp);
   }
@@ -154,6 +170,7 @@ struct SimulationInputs {
     o.perfect_memory = perfect_memory;
     o.max_cycles = max_cycles;
     o.fast_forward = !no_fast_forward;
+    o.memcpy_warms_l2 = !no_memcpy_warm;
     o.pin_threads = pin;
     o.warn = nullptr;
     if (!kernels.empty()) o.kernel_ids = parse_kernel_list(kernels);

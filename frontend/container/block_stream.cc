@@ -5,6 +5,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "frontend/trace/trace_error.h"
@@ -22,7 +23,15 @@ BlockStream::BlockStream(const ContainerReader& reader, uint32_t kernel, size_t 
     storage_->chunks[o].clear();
   }
   // Otherwise the helper starts once the consumer shows it has work of its own (advance()).
-  if (ahead == Ahead::kAtOnce && chunk_count_ > 0) thread_ = std::thread([this] { run(); });
+  if (ahead == Ahead::kAtOnce && chunk_count_ > 0) start_helper();
+}
+
+void BlockStream::start_helper() {
+  try {
+    thread_ = std::thread([this] { run(); });
+  } catch (const std::system_error&) {
+    // No thread to spare: the consumer decodes every chunk itself (advance()).
+  }
 }
 
 BlockStream::~BlockStream() {
@@ -144,7 +153,7 @@ bool BlockStream::advance() {
     // served as fast by decoding in line, with one chunk's memory instead of
     // several (what a short trace pays for in full).
     const double consumed = std::chrono::duration<double>(Clock::now() - handed_at_).count();
-    if (consumed * kHelperWorthIt > last_decode_s_) thread_ = std::thread([this] { run(); });
+    if (consumed * kHelperWorthIt > last_decode_s_) start_helper();
   }
   std::unique_lock lock(mu_);
   while (true) {

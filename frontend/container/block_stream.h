@@ -56,6 +56,7 @@ class BlockStream {
 
  private:
   void run();
+  void start_helper();  // the decoding helper on its thread, if the system can start one
   bool advance();  // makes current_[pos_] the next block; false at the end
   // Chunk storage belongs to the thread that decodes into it (kHelper or
   // kConsumer) and goes back to that thread's spares once consumed.

@@ -62,6 +62,7 @@ std::optional<json> read_stats_file(const fs::path& file) {
   if (!j.is_object() || !j.contains("kernels") || !j["kernels"].is_array() || !j.contains("total") ||
       !j["total"].is_object())
     return std::nullopt;
+  if (j.value("incomplete", false)) return std::nullopt;  // what a run stopped by an error had done
   return j;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // What a trace says about its kernels and memcpys: the kernelslist and every
 // kernel header. Trace side only; no timing model here.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -34,8 +35,12 @@ struct KernelInfo {
   std::string source_file;     // as named in the kernelslist
   bool raw_tracer_output = false;  // ungrouped kernel-N.trace
 
-  uint32_t threads_per_block() const { return uint32_t(block.volume()); }
-  uint32_t warps_per_block() const { return (threads_per_block() + 31) / 32; }
+  uint64_t threads_per_block() const { return block.volume(); }
+  // Saturated at UINT32_MAX (a block that large fits no SM: its launch says so).
+  uint32_t warps_per_block() const {
+    const uint64_t t = threads_per_block();
+    return uint32_t(std::min<uint64_t>(t / 32 + (t % 32 != 0), UINT32_MAX));
+  }
   // The value of header line `key` as read, or null.
   const std::string* header_field(std::string_view key) const {
     for (const auto& [k, v] : header_fields)

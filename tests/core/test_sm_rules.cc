@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 
+#include "frontend/trace/kernel_info.h"
 #include "tests/core/sm_script.h"
 
 namespace lockstep {
@@ -320,6 +321,29 @@ TEST(SmRules, OccupancyMatchesTheCudaCalculatorForVolta) {
   EXPECT_EQ(compute_occupancy(v, KernelShape{256, 32, 8 * 1024}).carveout_kb, 64u);
   EXPECT_EQ(compute_occupancy(v, KernelShape{256, 32, 0}).carveout_kb, 0u);
   EXPECT_THROW(compute_occupancy(v, KernelShape{256, 32, 100 * 1024}), std::invalid_argument);
+}
+
+// A block dim of (65536,65536,1) is 2^32 threads: its size is computed
+// without wrapping (it used to be "a block of 0 threads") and no SM takes it.
+TEST(Occupancy, BlockSizesBeyond32BitsAreNeverWrapped) {
+  KernelInfo k;
+  k.block = Dim3{65536, 65536, 1};
+  EXPECT_EQ(k.threads_per_block(), uint64_t(1) << 32);
+  EXPECT_EQ(k.warps_per_block(), 1u << 27);
+  k.block = Dim3{UINT32_MAX, UINT32_MAX, UINT32_MAX};  // 2^96: saturated
+  EXPECT_EQ(k.threads_per_block(), UINT64_MAX);
+  EXPECT_EQ(k.warps_per_block(), UINT32_MAX);
+  EXPECT_EQ((Dim3{UINT32_MAX, UINT32_MAX, 1}.volume()), uint64_t(UINT32_MAX) * UINT32_MAX);
+  const SmSpec sm;
+  for (uint64_t threads : {uint64_t(1) << 32, (uint64_t(1) << 32) + 32, UINT64_MAX}) {
+    try {
+      compute_occupancy(sm, KernelShape{threads, 32, 0});
+      ADD_FAILURE() << threads << " threads fit";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "a block of " + std::to_string(threads) + " threads exceeds the SM's 2048 threads");
+    }
+  }
 }
 
 }  // namespace

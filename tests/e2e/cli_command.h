@@ -37,8 +37,10 @@ inline std::string quoted(const std::filesystem::path& text) {
 }
 
 // Runs `lockstep ARGS` (ARGS as a shell would split them); stderr goes through a file in `dir`.
-inline CommandResult lockstep_cmd(const std::string& args, const ScratchDir& dir) {
-  std::string cmd = quoted(lockstep_binary());
+// `shell_prefix` (e.g. "ulimit -v N;") runs first in the same shell.
+inline CommandResult lockstep_cmd(const std::string& args, const ScratchDir& dir, const std::string& shell_prefix = "") {
+  std::string cmd = shell_prefix;
+  cmd += quoted(lockstep_binary());
   cmd += ' ';
   cmd += args;
   cmd += " 2>";

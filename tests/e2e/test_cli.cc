@@ -7,11 +7,19 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "frontend/container/container_reader.h"
 #include "tests/e2e/cli_runner.h"
 #include "tests/test_paths.h"
 
 namespace lockstep {
 namespace {
+
+nlohmann::json read_json(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
 
 const char* kHeader =
     "-kernel name = k\n-kernel id = 1\n-grid dim = (2,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
@@ -204,6 +212,160 @@ TEST(Cli, InstructionsAfterAFullExitAreWarnedOncePerKernel) {
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("2 warp(s) have instructions after an EXIT"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("5 warp instructions"), std::string::npos) << r.out;
+}
+
+// Negative numbers used to wrap (--threads -1: std::bad_alloc; --max-cycles
+// -5: no limit); every whole-number option is now checked.
+TEST(Cli, NegativeAndOutOfRangeNumbersAreUsageErrors) {
+  test::ScratchDir dir("cli");
+  const std::string trace = "'" + (test::shared_traces() / "vectoradd-sm80").string() + "'";
+  for (const std::string& args :
+       {"run " + trace + " --threads -1", "run " + trace + " --threads 0", "run " + trace + " --threads 5000",
+        "run " + trace + " --max-cycles -5", "run " + trace + " --max-cycles 1e3",
+        "convert " + trace + " -o '" + (dir / "o.lst").string() + "' --jobs -1", "verify " + trace + " --threads -1",
+        "verify " + trace + " --max-cycles -5", "bench " + trace + " --repeat -1", "info " + trace + " --opcodes -3",
+        "gen vecadd -o '" + (dir / "g").string() + "' --sms -1"}) {
+    SCOPED_TRACE(args);
+    const Result r = lockstep_cmd(args, dir);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("expected a whole number from"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.lst"));
+}
+
+// More threads than the system can start (an address-space limit leaves no
+// room for their stacks): one line, not std::terminate and SIGABRT.
+TEST(Cli, ThreadsThatCannotStartAreAOneLineError) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers reserve more address space than the limit this test sets";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "sanitizers reserve more address space than the limit this test sets";
+#endif
+#endif
+  test::ScratchDir dir("cli");
+  const Result r = lockstep_cmd("run '" + (test::shared_traces() / "vectoradd-sm80").string() +
+                                    "' --perfect-memory --threads 1000 --schedule para1",
+                                dir, "ulimit -s 8192; ulimit -v 1000000; ");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("cannot start simulation thread"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("of 1000"), std::string::npos) << r.err;
+}
+
+// A corrupt chunk in the last kernel: the 15 kernels before it are reported
+// (summary and JSON, marked incomplete, with the error), exactly as a run of
+// the intact trace reports them, and the command still fails.
+TEST(Cli, KernelsDoneBeforeAnErrorAreReportedAsIncomplete) {
+  test::ScratchDir dir("cli");
+  const auto lst = dir / "t.lst";
+  ASSERT_EQ(lockstep_cmd("convert '" + (test::shared_traces() / "bfs-rodinia-sm80").string() + "' -o '" + lst.string() +
+                             "' -q",
+                         dir)
+                .exit_code,
+            0);
+  const auto intact_json = dir / "intact.json";
+  ASSERT_EQ(lockstep_cmd("run '" + lst.string() + "' --perfect-memory -q --stats-json '" + intact_json.string() + "'", dir)
+                .exit_code,
+            0);
+  uint64_t offset = 0;
+  uint32_t kernels = 0;
+  {
+    ContainerReader reader(lst);
+    kernels = reader.kernel_count();
+    ASSERT_EQ(kernels, 16u);
+    const ChunkInfo& chunk = reader.chunks(kernels - 1).front();
+    offset = chunk.offset + chunk.size / 2;
+  }
+  {
+    std::fstream f(lst, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(std::streamoff(offset));
+    char c;
+    f.get(c);
+    f.seekp(std::streamoff(offset));
+    f.put(char(c ^ 0x5a));
+  }
+  const auto json = dir / "partial.json";
+  const Result r = lockstep_cmd("run '" + lst.string() + "' --perfect-memory --stats-json '" + json.string() + "'", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("t.lst"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("INCOMPLETE: stopped by an error (below): 15 kernel(s) finished"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("total: 15 kernels"), std::string::npos) << r.out;
+  ASSERT_TRUE(std::filesystem::exists(json));
+  const nlohmann::json partial = read_json(json), intact = read_json(intact_json);
+  EXPECT_EQ(partial.value("incomplete", false), true);
+  const std::string prefix = "lockstep run: error: ";
+  ASSERT_EQ(r.err.rfind(prefix, 0), 0u) << r.err;
+  EXPECT_EQ(partial.value("error", std::string()) + "\n", r.err.substr(prefix.size()));
+  ASSERT_EQ(partial["kernels"].size(), 15u);
+  for (size_t k = 0; k < 15; ++k) EXPECT_EQ(partial["kernels"][k], intact["kernels"][k]) << "kernel " << k + 1;
+  ASSERT_EQ(partial["not_simulated"].size(), 1u);
+  EXPECT_EQ(partial["not_simulated"][0]["id"], 16);
+  EXPECT_FALSE(intact.contains("incomplete"));
+  EXPECT_TRUE(intact["not_simulated"].empty());
+}
+
+// --max-cycles says what it stopped: kernels finished, the kernel cut, the
+// kernels never started (and the JSON lists each of those).
+TEST(Cli, MaxCyclesReportsFinishedCutAndNotStartedKernels) {
+  test::ScratchDir dir("cli");
+  const auto json = dir / "s.json";
+  const Result r = lockstep_cmd("run '" + (test::shared_traces() / "bfs-rodinia-sm80").string() +
+                                    "' --perfect-memory --max-cycles 500 --stats-json '" + json.string() + "'",
+                                dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stopped by --max-cycles 500: 0 kernel(s) finished, kernel 1 cut, 15 not started (kernel 2, 3, "),
+            std::string::npos)
+      << r.out;
+  const nlohmann::json j = read_json(json);
+  ASSERT_EQ(j["kernels"].size(), 1u);
+  EXPECT_EQ(j["kernels"][0]["truncated"], true);
+  ASSERT_EQ(j["not_simulated"].size(), 15u);
+  for (uint32_t i = 0; i < 15; ++i) {
+    EXPECT_EQ(j["not_simulated"][i]["id"], i + 2);
+    EXPECT_EQ(j["not_simulated"][i]["reason"], "not started (--max-cycles)");
+  }
+}
+
+// --threads N alone runs the threaded schedule (para1) and both reports say
+// how many threads ran; an explicit --schedule seq still runs on one.
+TEST(Cli, ThreadsAlonePicksTheThreadedScheduleAndReportsThreadsUsed) {
+  test::ScratchDir dir("cli");
+  const std::string trace = "'" + (test::shared_traces() / "vectoradd-sm80").string() + "' --perfect-memory";
+  const auto json = dir / "s.json";
+  const Result threaded = lockstep_cmd("run " + trace + " --threads 2 --stats-json '" + json.string() + "'", dir);
+  ASSERT_EQ(threaded.exit_code, 0) << threaded.err;
+  EXPECT_NE(threaded.out.find("2 thread(s), schedule para1"), std::string::npos) << threaded.out;
+  EXPECT_EQ(read_json(json)["run"]["threads"], 2);
+  EXPECT_EQ(read_json(json)["run"]["schedule"], "para1");
+  const Result seq = lockstep_cmd("run " + trace + " --threads 2 --schedule seq --stats-json '" + json.string() + "'", dir);
+  ASSERT_EQ(seq.exit_code, 0) << seq.err;
+  EXPECT_NE(seq.out.find("1 thread(s), schedule seq"), std::string::npos) << seq.out;
+  EXPECT_EQ(read_json(json)["run"]["threads"], 1);
+}
+
+// vectoradd copies two 200,000-byte arrays and then reads each byte once:
+// with the copies warming the L2 all 400,000 / 32 = 12,500 read sectors hit
+// there; with --no-memcpy-warm every one comes from DRAM.
+TEST(Cli, NoMemcpyWarmStartsWithColdCaches) {
+  test::ScratchDir dir("cli");
+  const std::string trace = "'" + (test::shared_traces() / "vectoradd-sm80").string() + "' --gpu A100 -q";
+  const auto warm_json = dir / "warm.json", cold_json = dir / "cold.json";
+  ASSERT_EQ(lockstep_cmd("run " + trace + " --stats-json '" + warm_json.string() + "'", dir).exit_code, 0);
+  ASSERT_EQ(lockstep_cmd("run " + trace + " --no-memcpy-warm --stats-json '" + cold_json.string() + "'", dir).exit_code,
+            0);
+  const nlohmann::json warm = read_json(warm_json), cold = read_json(cold_json);
+  EXPECT_EQ(warm["memcpy_warm"], true);
+  EXPECT_EQ(cold["memcpy_warm"], false);
+  EXPECT_EQ(warm["total"]["lts__t_sectors_op_read.sum"], 12500);
+  EXPECT_EQ(cold["total"]["lts__t_sectors_op_read.sum"], 12500);
+  EXPECT_EQ(warm["total"]["lts__t_sectors_op_read_lookup_hit.sum"], 12500);
+  EXPECT_EQ(warm["total"]["dram__sectors_read.sum"], 0);
+  EXPECT_EQ(cold["total"]["lts__t_sectors_op_read_lookup_hit.sum"], 0);
+  EXPECT_EQ(cold["total"]["dram__sectors_read.sum"], 12500);
+  EXPECT_GT(cold["total"]["gpc__cycles_elapsed.max"].get<uint64_t>(), warm["total"]["gpc__cycles_elapsed.max"].get<uint64_t>());
 }
 
 }  // namespace

@@ -31,31 +31,40 @@ struct ReferenceRun {
   std::string trace;   // a sample trace under ../shared/traces, or "gen:WORKLOAD"
   std::string gpu;
   bool perfect_memory = false;
+  std::vector<std::string> sets;  // --set overrides
 };
 
 // The sample traces on their own GPU and on others of a generation that runs
 // them (sm_80 traces need a uniform unit: Turing and later; sm_70 traces need
 // an INT unit: Volta and later); every generated workload on QV100 and one
-// each on every other shipped GPU; perfect memory on two of them.
+// each on every other shipped GPU; perfect memory on two of them; the
+// sm_90 FFMA trace on Volta and Ampere too (a second wave of blocks).
 std::vector<ReferenceRun> reference_runs() {
   std::vector<ReferenceRun> runs;
+  auto add = [&runs](std::string name, std::string trace, std::string gpu, bool perfect_memory = false,
+                     std::vector<std::string> sets = {}) {
+    runs.push_back(ReferenceRun{std::move(name), std::move(trace), std::move(gpu), perfect_memory, std::move(sets)});
+  };
   const std::vector<std::pair<std::string, std::vector<std::string>>> real = {
       {"vectoradd-sm80", {"A100", "RTX2060", "RTX3070", "H100"}},
       {"bfs-rodinia-sm80", {"A100", "H100"}},
       {"matrixmul-sm61", {"GTX1080", "QV100", "A100"}},
       {"flashinfer-gemm-sm80/traces", {"A100", "H100"}},
       {"lud-kernel8-sm70", {"QV100", "A100", "RTX2060"}},
-      {"ffma-4096-16-h100", {"H100"}},
+      {"ffma-4096-16-h100", {"H100", "A100"}},
   };
   for (const auto& [trace, gpus] : real)
     for (const std::string& gpu : gpus)
-      runs.push_back({trace.substr(0, trace.find('/')) + "-" + gpu, trace, gpu});
-  for (const std::string& w : workload_names()) runs.push_back({"gen-" + w + "-QV100", "gen:" + w, "QV100"});
+      add(trace.substr(0, trace.find('/')) + "-" + gpu, trace, gpu);
+  for (const std::string& w : workload_names()) add("gen-" + w + "-QV100", "gen:" + w, "QV100");
   for (const auto& [w, gpu] : std::vector<std::pair<std::string, std::string>>{
            {"gemm", "A100"}, {"graph", "H100"}, {"stencil2d", "RTX2060"}, {"reduce", "RTX3070"}})
-    runs.push_back({"gen-" + w + "-" + gpu, "gen:" + w, gpu});
-  runs.push_back({"gen-vecadd-QV100-perfect", "gen:vecadd", "QV100", true});
-  runs.push_back({"lud-kernel8-sm70-QV100-perfect", "lud-kernel8-sm70", "QV100", true});
+    add("gen-" + w + "-" + gpu, "gen:" + w, gpu);
+  add("gen-vecadd-QV100-perfect", "gen:vecadd", "QV100", true);
+  // An sm_90 trace on Volta with the uniform unit declared; two waves of blocks.
+  add("ffma-4096-16-h100-QV100-uniform", "ffma-4096-16-h100", "QV100", false,
+      {"sm.units=SP,INT,DP,SFU,TENSOR,BRANCH,TEX,UNIFORM"});
+  add("lud-kernel8-sm70-QV100-perfect", "lud-kernel8-sm70", "QV100", true);
   return runs;
 }
 
@@ -145,7 +154,7 @@ class ReferenceRuns : public ::testing::Test {
     o.partition = threads > 1 ? "balanced" : "contiguous";
     if (threads > 1) o.serial_fallback = SerialFallback::off();  // every simulated cycle on the team
     o.warn = nullptr;
-    const SimulationReport report = simulate(*src, load_gpu_spec(run.gpu), o);
+    const SimulationReport report = simulate(*src, load_gpu_spec(run.gpu, run.sets), o);
     if (threads > 1) {
       EXPECT_EQ(report.engine.serial_cycles, 0u) << schedule << " on " << threads << " threads";
       EXPECT_GT(report.engine.parallel_cycles, 0u) << schedule << " on " << threads << " threads";

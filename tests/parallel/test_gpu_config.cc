@@ -385,6 +385,32 @@ TEST(GpuConfig, ImpossibleValuesAreErrorsNamingTheKey) {
   EXPECT_EQ(err, file.string() + ": gpu.sms = 0: must be >= 1");
 }
 
+// Every number has an upper bound from the range of real hardware (configs/
+// README.md, "Limits"): beyond it the config is refused in one line before
+// anything is built (gpu.sms=100000 used to pass and then eat 24 GB).
+TEST(GpuConfig, ValuesBeyondTheHardwareRangeAreErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"gpu.sms=100000", "gpu.sms = 100000: must be <= 1024"},
+      {"sm.max_blocks=5000", "sm.max_blocks = 5000: must be <= 1024"},
+      {"sm.icache_kb=1048576", "sm.icache_kb = 1048576: must be <= 4096"},
+      {"unit.SP.latency=4000000000", "unit.SP.latency = 4000000000: must be <= 1000000"},
+      {"l1d.mshr_entries=100000", "l1d.mshr_entries = 100000: must be <= 65536"},
+      {"icnt.in_buffer=4000000000", "icnt.in_buffer = 4000000000: must be <= 65536"},
+      {"dram.tRFC=2000000", "dram.tRFC = 2000000: must be <= 1000000"},
+      {"dram.return_queue=70000", "dram.return_queue = 70000: must be <= 65536"},
+      {"l2.sets=65536", "more than 4194304"},  // each value in range, the L2 in all too large
+      {"sm.subcores=65", "sm.subcores = 65: must be <= 64"},
+  };
+  for (const auto& [override_, expected] : cases) {
+    const std::string err = load_error("QV100", {override_});
+    EXPECT_TRUE(has(err, expected)) << override_ << " -> '" << err << "'";
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 0) << err;
+  }
+  // The bounds themselves are allowed.
+  EXPECT_EQ(load_gpu_spec("QV100", {"gpu.sms=1024"}).sms, 1024u);
+  EXPECT_EQ(load_gpu_spec("QV100", {"dram.tRFC=999999", "dram.tREFI=1000000"}).memory.dram.tREFI, 1000000u);
+}
+
 TEST(GpuConfig, ValuesOfTheWrongTypeAreErrors) {
   const std::vector<std::string> bad = {
       "sm.max_warps=abc",           "sm.max_warps=-1",         "sm.max_warps=1.5",

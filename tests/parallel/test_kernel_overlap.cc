@@ -1,6 +1,8 @@
 // Kernels on different CUDA streams overlap when the config allows it; kernels
 // on one stream never do. Blocks that wait for an SM to empty go there in the
-// cycles right after it does.
+// cycles right after it does; every retirement is counted. A kernel that makes
+// no progress is stopped by the watchdog, whether its cycles are simulated or
+// skipped.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -101,6 +103,80 @@ TEST(KernelDispatch, BlocksWaitingForTheOnlySmRunOneAfterAnother) {
   const uint64_t gap = cycles[1] - cycles[0];
   EXPECT_LT(gap, cycles[0]);  // the second block finds the instructions in the I-cache
   EXPECT_EQ(cycles[2] - cycles[1], gap);
+}
+
+// Two block slots on one SM: the first wave arrives one block per cycle, so
+// the blocks of equal length retire one per cycle, and from then on the SM
+// takes the next block in the same cycle as one retires (its residency is
+// unchanged). Each retirement must still be counted: the kernel ends once
+// every block has retired (a lost retirement left it running forever). The
+// budget only keeps a failure from hanging the test.
+TEST(KernelDispatch, ABlockRetiringAsTheNextArrivesIsCounted) {
+  const GpuSpec spec = load_gpu_spec("QV100", {"gpu.sms=1", "sm.max_blocks=2"});
+  test::ScratchDir dir("retire");
+  constexpr uint32_t kBlocks = 6;
+  write_kernel(dir / "kernel-1.traceg", 1, 0, kBlocks, 20);
+  std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\n";
+  uint64_t seq_cycles = 0;
+  for (const char* schedule : {"seq", "para1"})
+    for (bool fast_forward : {true, false}) {
+      SCOPED_TRACE(std::string(schedule) + (fast_forward ? " fast-forward" : " every cycle"));
+      TextTraceSource src(dir.path(), nullptr);
+      SimulationOptions o;
+      o.perfect_memory = true;
+      o.schedule = schedule;
+      o.threads = schedule == std::string("seq") ? 1 : 2;
+      o.fast_forward = fast_forward;
+      o.max_cycles = 200000;
+      const SimulationReport r = simulate(src, spec, o);
+      ASSERT_EQ(r.kernels.size(), 1u);
+      EXPECT_FALSE(r.truncated);
+      EXPECT_EQ(r.kernels[0].stats.blocks_launched, kBlocks);
+      EXPECT_EQ(r.kernels[0].stats.warp_insts, kBlocks * 21u);  // 20 FFMAs and the EXIT per block
+      // Two blocks at a time: well under the time of six one after another.
+      EXPECT_LT(r.gpu_cycles, 10000u);
+      if (!seq_cycles) seq_cycles = r.gpu_cycles;
+      EXPECT_EQ(r.gpu_cycles, seq_cycles);
+    }
+}
+
+// Every block ends, but the leader never hears of it (a test hook): the
+// kernel can never finish and no warp is resident. The watchdog counts the
+// cycles without progress, simulated or jumped over, and stops the run with
+// one line; the budget only keeps a failure from hanging the test.
+TEST(Watchdog, StopsAKernelThatCanNeverFinish) {
+  const GpuSpec spec = load_gpu_spec("QV100", {"gpu.sms=2", "gpu.watchdog_cycles=20000"});
+  test::ScratchDir dir("watchdog");
+  write_kernel(dir / "kernel-1.traceg", 1, 0, 3, 20);
+  std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\n";
+  for (const char* schedule : {"seq", "para1"})
+    for (bool fast_forward : {true, false}) {
+      SCOPED_TRACE(std::string(schedule) + (fast_forward ? " fast-forward" : " every cycle"));
+      TextTraceSource src(dir.path(), nullptr);
+      SimulationOptions o;
+      o.perfect_memory = true;
+      o.schedule = schedule;
+      o.threads = schedule == std::string("seq") ? 1 : 2;
+      o.fast_forward = fast_forward;
+      o.max_cycles = 2000000;
+      o.drop_retirements_for_tests = true;
+      try {
+        const SimulationReport r = simulate(src, spec, o);
+        ADD_FAILURE() << "no watchdog error; the run ended after " << r.gpu_cycles << " cycles";
+      } catch (const SimulationError& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+        EXPECT_EQ(what.rfind("no progress for ", 0), 0u) << what;
+        EXPECT_NE(what.find("gpu.watchdog_cycles"), std::string::npos) << what;
+        EXPECT_NE(what.find("kernel 1 has 3 blocks dispatched, 0 retired, none waiting; no warp is resident"),
+                  std::string::npos)
+            << what;
+        // Stopped at the first look (every 1024 cycles) past 20000 cycles without progress.
+        const uint64_t idle = std::stoull(what.substr(16));
+        EXPECT_GT(idle, 20000u);
+        EXPECT_LE(idle, 20000u + 1024u);
+      }
+    }
 }
 
 }  // namespace
