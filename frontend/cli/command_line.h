@@ -12,6 +12,7 @@
 
 #include "frontend/cli/commands.h"
 #include "frontend/convert/open_trace.h"
+#include "frontend/sweep/process.h"
 #include "frontend/trace/version.h"
 #include "parallel/config/gpu_config.h"
 #include "parallel/simulation.h"
@@ -61,19 +62,7 @@ inline bool parse_command_line(const Args& args, const boost::program_options::o
 // The command as typed, for the record: words joined by spaces, each quoted
 // for a POSIX shell where it needs it.
 inline std::string shell_command_line(const std::string& command, const Args& args) {
-  std::string out = command;
-  for (const std::string& a : args) {
-    out += ' ';
-    if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%") ==
-                          std::string::npos) {
-      out += a;
-      continue;
-    }
-    out += '\'';
-    for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += '\'';
-  }
-  return out;
+  return args.empty() ? command : command + ' ' + sweep::shell_line(args);
 }
 
 // A whole number from `min` to `max` given to option `name`: digits only, so

@@ -105,6 +105,20 @@ TEST(KernelDispatch, BlocksWaitingForTheOnlySmRunOneAfterAnother) {
   EXPECT_EQ(cycles[2] - cycles[1], gap);
 }
 
+// Options of the runs below: perfect memory, seq on one thread or para1 on
+// two with every simulated cycle on the team, and a cycle budget that only
+// keeps a failure from hanging the test.
+SimulationOptions dispatch_test_options(const std::string& schedule, bool fast_forward, uint64_t budget) {
+  SimulationOptions o;
+  o.perfect_memory = true;
+  o.schedule = schedule;
+  o.threads = schedule == "seq" ? 1 : 2;
+  if (o.threads > 1) o.serial_fallback = SerialFallback::off();
+  o.fast_forward = fast_forward;
+  o.max_cycles = budget;
+  return o;
+}
+
 // Two block slots on one SM: the first wave arrives one block per cycle, so
 // the blocks of equal length retire one per cycle, and from then on the SM
 // takes the next block in the same cycle as one retires (its residency is
@@ -122,12 +136,7 @@ TEST(KernelDispatch, ABlockRetiringAsTheNextArrivesIsCounted) {
     for (bool fast_forward : {true, false}) {
       SCOPED_TRACE(std::string(schedule) + (fast_forward ? " fast-forward" : " every cycle"));
       TextTraceSource src(dir.path(), nullptr);
-      SimulationOptions o;
-      o.perfect_memory = true;
-      o.schedule = schedule;
-      o.threads = schedule == std::string("seq") ? 1 : 2;
-      o.fast_forward = fast_forward;
-      o.max_cycles = 200000;
+      const SimulationOptions o = dispatch_test_options(schedule, fast_forward, 200000);
       const SimulationReport r = simulate(src, spec, o);
       ASSERT_EQ(r.kernels.size(), 1u);
       EXPECT_FALSE(r.truncated);
@@ -153,12 +162,7 @@ TEST(Watchdog, StopsAKernelThatCanNeverFinish) {
     for (bool fast_forward : {true, false}) {
       SCOPED_TRACE(std::string(schedule) + (fast_forward ? " fast-forward" : " every cycle"));
       TextTraceSource src(dir.path(), nullptr);
-      SimulationOptions o;
-      o.perfect_memory = true;
-      o.schedule = schedule;
-      o.threads = schedule == std::string("seq") ? 1 : 2;
-      o.fast_forward = fast_forward;
-      o.max_cycles = 2000000;
+      SimulationOptions o = dispatch_test_options(schedule, fast_forward, 2000000);
       o.drop_retirements_for_tests = true;
       try {
         const SimulationReport r = simulate(src, spec, o);
