@@ -36,13 +36,9 @@ inline std::string quoted(const std::filesystem::path& text) {
   return s;
 }
 
-// Runs `lockstep ARGS` (ARGS as a shell would split them); stderr goes through a file in `dir`.
-// `shell_prefix` (e.g. "ulimit -v N;") runs first in the same shell.
-inline CommandResult lockstep_cmd(const std::string& args, const ScratchDir& dir, const std::string& shell_prefix = "") {
-  std::string cmd = shell_prefix;
-  cmd += quoted(lockstep_binary());
-  cmd += ' ';
-  cmd += args;
+// Runs a shell command line; stdout captured, stderr through a file in `dir`.
+inline CommandResult shell_cmd(const std::string& command, const ScratchDir& dir) {
+  std::string cmd = command;
   cmd += " 2>";
   cmd += quoted(dir / "stderr.txt");
   CommandResult r;
@@ -54,6 +50,16 @@ inline CommandResult lockstep_cmd(const std::string& args, const ScratchDir& dir
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.err = read_text(dir / "stderr.txt");
   return r;
+}
+
+// Runs `lockstep ARGS` (ARGS as a shell would split them); stderr goes through a file in `dir`.
+// `shell_prefix` (e.g. "ulimit -v N;") runs first in the same shell.
+inline CommandResult lockstep_cmd(const std::string& args, const ScratchDir& dir, const std::string& shell_prefix = "") {
+  std::string cmd = shell_prefix;
+  cmd += quoted(lockstep_binary());
+  cmd += ' ';
+  cmd += args;
+  return shell_cmd(cmd, dir);
 }
 
 inline int count_lines(const std::string& s) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/e2e/cli_command.h"
 #include "tests/test_paths.h"
 
 namespace fs = std::filesystem;
@@ -24,43 +25,12 @@ namespace fs = std::filesystem;
 namespace lockstep {
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
-
-// Runs a shell command line; stdout captured, stderr through a file in `scratch`.
-Result shell(const std::string& command, const test::ScratchDir& scratch) {
-  const fs::path err = scratch / "stderr.txt";
-  Result r;
-  FILE* p = popen((command + " 2>" + quoted(err)).c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read_file(err);
-  return r;
-}
-
-Result lockstep(const std::string& args, const test::ScratchDir& scratch) {
-  return shell(quoted(test::lockstep_binary()) + " " + args, scratch);
-}
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using Result = test::CommandResult;
+using test::quoted;
+std::string read_file(const fs::path& p) { return test::read_text(p); }
+Result shell(const std::string& command, const test::ScratchDir& scratch) { return test::shell_cmd(command, scratch); }
+Result lockstep(const std::string& args, const test::ScratchDir& scratch) { return test::lockstep_cmd(args, scratch); }
+int lines(const std::string& s) { return test::count_lines(s); }
 
 fs::path sample_sweep() { return fs::path(LOCKSTEP_SOURCE_DIR) / "configs/sweeps/sample.toml"; }
 
