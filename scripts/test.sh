@@ -23,7 +23,7 @@ if [ ! -f build-asan/CMakeCache.txt ]; then
 fi
 scripts/build.sh build-asan
 # The two exhaustive engine sweeps (every schedule x thread count x partition
-# on every trace) and the reference runs (every counter of 32 runs against
+# on every trace) and the reference runs (every counter of 31 runs against
 # tests/reference) run in the Release stage only; the engine's other tests,
 # the same code paths on the same traces, run here.
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
