@@ -31,7 +31,7 @@
 #include "frontend/convert/open_trace.h"
 #include "frontend/gen/workload_generator.h"
 #include "memsys/mem_packet.h"
-#include "parallel/config/gpu_config.h"
+#include "configs/spec/gpu_config.h"
 #include "parallel/simulation.h"
 
 namespace fs = std::filesystem;

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/instruction_class.h"
+#include "frontend/isa/instruction_class.h"
 #include "core/register_id.h"
-#include "core/sm_spec.h"
+#include "configs/spec/sm_spec.h"
 #include "frontend/trace/static_table.h"
 
 namespace lockstep {

@@ -22,7 +22,7 @@
 #include "core/sm_stats.h"
 #include "memsys/latched_queue.h"
 #include "memsys/mem_packet.h"
-#include "memsys/memory_spec.h"
+#include "configs/spec/memory_spec.h"
 #include "memsys/mshr_table.h"
 #include "memsys/sector_cache.h"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/sm_spec.h"
+#include "configs/spec/sm_spec.h"
 
 namespace lockstep {
 

@@ -32,7 +32,7 @@
 #include "core/kernel_program.h"
 #include "core/l1_data_cache.h"
 #include "core/occupancy.h"
-#include "core/sm_spec.h"
+#include "configs/spec/sm_spec.h"
 #include "core/sm_stats.h"
 #include "frontend/trace/block_trace.h"
 

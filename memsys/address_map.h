@@ -39,7 +39,7 @@
 // is the GDDR5/GDDR6 page and an HBM2 pseudo-channel pair's page).
 #include <cstdint>
 
-#include "memsys/memory_spec.h"
+#include "configs/spec/memory_spec.h"
 
 namespace lockstep {
 

@@ -46,7 +46,7 @@
 
 #include "memsys/bit_set.h"
 #include "memsys/mem_packet.h"
-#include "memsys/memory_spec.h"
+#include "configs/spec/memory_spec.h"
 #include "memsys/memory_stats.h"
 
 namespace lockstep {

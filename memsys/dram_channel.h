@@ -47,7 +47,7 @@
 #include "memsys/dram_bank.h"
 #include "memsys/dram_request.h"
 #include "memsys/mem_packet.h"
-#include "memsys/memory_spec.h"
+#include "configs/spec/memory_spec.h"
 #include "memsys/memory_stats.h"
 
 namespace lockstep {

@@ -40,7 +40,7 @@
 #include "memsys/address_map.h"
 #include "memsys/dram_request.h"
 #include "memsys/mem_packet.h"
-#include "memsys/memory_spec.h"
+#include "configs/spec/memory_spec.h"
 #include "memsys/memory_stats.h"
 #include "memsys/mshr_table.h"
 #include "memsys/sector_cache.h"

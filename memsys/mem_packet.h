@@ -4,6 +4,8 @@
 // move and serve sectors. Plain data, copied by value through latched ports.
 #include <cstdint>
 
+#include "configs/spec/packet_bytes.h"
+
 namespace lockstep {
 
 enum class MemPacketType : uint8_t {
@@ -15,8 +17,6 @@ enum class MemPacketType : uint8_t {
   kAtomicReply,  // L2 -> SM: the atomic's old value
 };
 
-inline constexpr uint32_t kPacketHeaderBytes = 8;   // address, type, ids
-inline constexpr uint32_t kPacketSectorBytes = 32;  // data payload of one sector
 // Per-kernel statistics slots: every packet carries the slot of the kernel
 // that issued it, and each block counts into that slot's counters.
 inline constexpr uint32_t kStatSlots = 16;

@@ -38,7 +38,7 @@
 #include "memsys/l2_slice.h"
 #include "memsys/latched_queue.h"
 #include "memsys/mem_packet.h"
-#include "memsys/memory_spec.h"
+#include "configs/spec/memory_spec.h"
 #include "memsys/memory_stats.h"
 
 namespace lockstep {

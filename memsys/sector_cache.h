@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "memsys/memory_spec.h"
+#include "configs/spec/memory_spec.h"
 
 namespace lockstep {
 

@@ -8,7 +8,7 @@
 #include <array>
 #include <cstdint>
 
-#include "parallel/gpu_spec.h"
+#include "configs/spec/gpu_spec.h"
 
 namespace lockstep {
 

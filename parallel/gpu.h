@@ -43,7 +43,7 @@
 #include "memsys/memory_system.h"
 #include "parallel/clock_domains.h"
 #include "frontend/trace/trace_source.h"
-#include "parallel/gpu_spec.h"
+#include "configs/spec/gpu_spec.h"
 #include "parallel/semaphore.h"
 #include "parallel/share_cursor.h"
 

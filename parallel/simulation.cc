@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "core/kernel_program.h"
-#include "frontend/isa/config_dir.h"
+#include "configs/spec/config_dir.h"
 #include "frontend/isa/isa_def.h"
 #include "parallel/gpu.h"
 

@@ -13,7 +13,7 @@
 #include "frontend/trace/trace_source.h"
 #include "frontend/trace/warnings.h"
 #include "parallel/gpu.h"
-#include "parallel/gpu_spec.h"
+#include "configs/spec/gpu_spec.h"
 
 namespace lockstep {
 

@@ -19,7 +19,7 @@
 #include "frontend/cli/progress_line.h"
 #include "frontend/convert/open_trace.h"
 #include "frontend/io/output_file.h"
-#include "parallel/config/gpu_config.h"
+#include "configs/spec/gpu_config.h"
 #include "memsys/memory_system.h"
 #include "parallel/scaling_model.h"
 #include "parallel/semaphore.h"

@@ -6,7 +6,7 @@
 #include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
 #include "frontend/io/output_file.h"
-#include "parallel/config/gpu_config.h"
+#include "configs/spec/gpu_config.h"
 
 namespace po = boost::program_options;
 

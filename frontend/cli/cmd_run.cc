@@ -10,7 +10,7 @@
 #include "frontend/cli/progress_line.h"
 #include "frontend/convert/open_trace.h"
 #include "frontend/io/output_file.h"
-#include "parallel/config/gpu_config.h"
+#include "configs/spec/gpu_config.h"
 #include "parallel/simulation.h"
 #include "parallel/stats_csv.h"
 #include "parallel/stats_report.h"

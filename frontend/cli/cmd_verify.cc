@@ -8,7 +8,7 @@
 #include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
 #include "frontend/convert/open_trace.h"
-#include "parallel/config/gpu_config.h"
+#include "configs/spec/gpu_config.h"
 #include "parallel/simulation.h"
 #include "parallel/stats_report.h"
 

@@ -14,7 +14,7 @@
 #include "frontend/convert/open_trace.h"
 #include "frontend/sweep/process.h"
 #include "frontend/trace/version.h"
-#include "parallel/config/gpu_config.h"
+#include "configs/spec/gpu_config.h"
 #include "parallel/simulation.h"
 
 namespace lockstep::cli {

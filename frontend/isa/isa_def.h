@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/instruction_class.h"
+#include "frontend/isa/instruction_class.h"
 
 namespace lockstep {
 

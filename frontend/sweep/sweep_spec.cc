@@ -8,7 +8,7 @@
 #include <toml++/toml.h>
 
 #include "frontend/convert/open_trace.h"
-#include "parallel/config/gpu_config.h"
+#include "configs/spec/gpu_config.h"
 #include "parallel/gpu.h"
 #include "parallel/simulation.h"
 

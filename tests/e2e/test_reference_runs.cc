@@ -18,7 +18,7 @@
 
 #include "frontend/convert/open_trace.h"
 #include "frontend/gen/workload_generator.h"
-#include "parallel/config/gpu_config.h"
+#include "configs/spec/gpu_config.h"
 #include "parallel/simulation.h"
 #include "parallel/stats_report.h"
 #include "tests/test_paths.h"

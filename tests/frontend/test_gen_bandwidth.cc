@@ -13,7 +13,7 @@
 
 #include "frontend/convert/open_trace.h"
 #include "frontend/gen/workload_generator.h"
-#include "parallel/config/gpu_config.h"
+#include "configs/spec/gpu_config.h"
 #include "tests/test_paths.h"
 
 namespace lockstep {

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "frontend/gen/workload_generator.h"
-#include "frontend/isa/config_dir.h"
+#include "configs/spec/config_dir.h"
 #include "frontend/isa/isa_def.h"
 #include "frontend/text/text_trace_source.h"
 #include "frontend/trace/opcode_traits.h"

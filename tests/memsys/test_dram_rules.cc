@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "memsys/dram_channel.h"
-#include "memsys/memory_spec.h"
+#include "configs/spec/memory_spec.h"
 
 namespace lockstep {
 namespace {

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "core/instruction_class.h"
-#include "core/sm_spec.h"
-#include "memsys/memory_spec.h"
-#include "parallel/config/config_schema.h"
-#include "parallel/config/gpu_config.h"
-#include "parallel/gpu_spec.h"
+#include "frontend/isa/instruction_class.h"
+#include "configs/spec/sm_spec.h"
+#include "configs/spec/memory_spec.h"
+#include "configs/spec/config_schema.h"
+#include "configs/spec/gpu_config.h"
+#include "configs/spec/gpu_spec.h"
 #include "tests/test_paths.h"
 
 namespace lockstep {

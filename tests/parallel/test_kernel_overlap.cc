@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "frontend/text/text_trace_source.h"
-#include "parallel/config/gpu_config.h"
+#include "configs/spec/gpu_config.h"
 #include "parallel/simulation.h"
 #include "tests/test_paths.h"
 

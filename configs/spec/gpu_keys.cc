@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "parallel/config/config_schema.h"
+#include "configs/spec/config_schema.h"
 
 namespace lockstep::config {
 namespace {

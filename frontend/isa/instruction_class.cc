@@ -1,4 +1,4 @@
-#include "core/instruction_class.h"
+#include "frontend/isa/instruction_class.h"
 
 namespace lockstep {
 

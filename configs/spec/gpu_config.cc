@@ -1,4 +1,4 @@
-#include "parallel/config/gpu_config.h"
+#include "configs/spec/gpu_config.h"
 
 #include <algorithm>
 #include <boost/program_options/errors.hpp>
@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
-#include "frontend/isa/config_dir.h"
-#include "parallel/config/config_schema.h"
+#include "configs/spec/config_dir.h"
+#include "configs/spec/config_schema.h"
 
 
 namespace po = boost::program_options;

@@ -1,11 +1,11 @@
-#include "memsys/memory_spec.h"
+#include "configs/spec/memory_spec.h"
 
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
-#include "core/spec_check.h"
-#include "memsys/mem_packet.h"
+#include "configs/spec/packet_bytes.h"
+#include "configs/spec/spec_check.h"
 
 namespace lockstep {
 namespace {

@@ -1,14 +1,14 @@
 #pragma once
 // The immutable description of a whole GPU: SM count and grouping, the four
-// clock domains, the SM (core/sm_spec.h), the memory system
-// (memsys/memory_spec.h) and a few GPU-level knobs. Loaded from a config file
-// by parallel/config/gpu_config.h; validated once, then shared read-only.
+// clock domains, the SM (configs/spec/sm_spec.h), the memory system
+// (configs/spec/memory_spec.h) and a few GPU-level knobs. Loaded from a config file
+// by configs/spec/gpu_config.h; validated once, then shared read-only.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "core/sm_spec.h"
-#include "memsys/memory_spec.h"
+#include "configs/spec/sm_spec.h"
+#include "configs/spec/memory_spec.h"
 
 namespace lockstep {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "parallel/gpu_spec.h"
+#include "configs/spec/gpu_spec.h"
 
 namespace lockstep {
 

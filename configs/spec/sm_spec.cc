@@ -1,10 +1,10 @@
-#include "core/sm_spec.h"
+#include "configs/spec/sm_spec.h"
 
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
-#include "core/spec_check.h"
+#include "configs/spec/spec_check.h"
 
 namespace lockstep {
 namespace {

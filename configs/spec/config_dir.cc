@@ -1,9 +1,9 @@
-#include "frontend/isa/config_dir.h"
+#include "configs/spec/config_dir.h"
 
 #include <cstdlib>
 
 #ifndef LOCKSTEP_CONFIG_DIR
-#error "LOCKSTEP_CONFIG_DIR must be defined by the build (frontend/CMakeLists.txt)"
+#error "LOCKSTEP_CONFIG_DIR must be defined by the build (configs/spec/CMakeLists.txt)"
 #endif
 
 namespace lockstep {

@@ -1,4 +1,4 @@
-#include "parallel/gpu_spec.h"
+#include "configs/spec/gpu_spec.h"
 
 #include <cmath>
 #include <cstdio>
@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/instruction_class.h"
-#include "core/spec_check.h"
+#include "frontend/isa/instruction_class.h"
+#include "configs/spec/spec_check.h"
 
 namespace lockstep {
 namespace {

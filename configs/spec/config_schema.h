@@ -3,7 +3,7 @@
 // written, a one-line description, its default, and typed accessors into a
 // GpuSpec. Keys are registered explicitly in gpu_keys.cc (nothing registers
 // itself); range and cross-field checks live in the specs' validate().
-#include "core/spec_check.h"
+#include "configs/spec/spec_check.h"
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "parallel/gpu_spec.h"
+#include "configs/spec/gpu_spec.h"
 
 namespace lockstep::config {
 

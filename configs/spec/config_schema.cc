@@ -1,11 +1,11 @@
-#include "parallel/config/config_schema.h"
+#include "configs/spec/config_schema.h"
 
 #include <charconv>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
-#include "core/spec_check.h"
+#include "configs/spec/spec_check.h"
 
 namespace lockstep::config {
 namespace {
