@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "configs/spec/spec_check.h"
+#include "configs/spec/spec_keys.h"
 
 namespace lockstep::config {
 namespace {
@@ -117,7 +118,7 @@ std::string detail::show(const std::vector<uint32_t>& values) {
 
 ConfigSchema::ConfigSchema(const std::vector<std::string>& unit_names) {
   for (const std::string& name : unit_names) defaults_.sm.units.push_back(UnitSpec{name});
-  register_gpu_keys(*this, unit_names);
+  register_every_key(*this, unit_names);
 }
 
 const ConfigKey* ConfigSchema::find(std::string_view name) const {

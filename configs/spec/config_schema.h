@@ -1,8 +1,9 @@
 #pragma once
 // Every key a GPU config may set: its name ("section.key"), how its value is
 // written, a one-line description, its default, and typed accessors into a
-// GpuSpec. Keys are registered explicitly in gpu_keys.cc (nothing registers
-// itself); range and cross-field checks live in the specs' validate().
+// GpuSpec. Each spec registers its keys in its own <block>_keys.cc, listed
+// explicitly in spec_keys.cc (nothing registers itself); range and
+// cross-field checks live in the specs' validate().
 #include "configs/spec/spec_check.h"
 #include <functional>
 #include <map>
@@ -75,9 +76,6 @@ class ConfigSchema {
   std::vector<ConfigKey> keys_;
   std::map<std::string, size_t, std::less<>> index_;
 };
-
-// Registers every key (gpu_keys.cc); the ConfigSchema constructor calls it.
-void register_gpu_keys(ConfigSchema& schema, const std::vector<std::string>& unit_names);
 
 namespace detail {
 inline void store(uint32_t& f, std::string_view v) { f = parse_uint32(v); }

@@ -1,7 +1,7 @@
 #pragma once
 // Loading a GpuSpec from a config file (configs/gpus/*.cfg), with --set
 // overrides, and printing one back. The format and every key are described in
-// configs/README.md; the keys themselves are registered in gpu_keys.cc.
+// configs/README.md; each spec registers its keys in its <block>_keys.cc (spec_keys.h).
 //
 //   # comment
 //   [sm]                 -> keys sm.*
