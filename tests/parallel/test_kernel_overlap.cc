@@ -41,8 +41,8 @@ SimulationReport run(const std::filesystem::path& dir, bool concurrent) {
   TextTraceSource src(dir, nullptr);
   const GpuSpec spec = load_gpu_spec("QV100", {std::string("gpu.concurrent_kernels=") + (concurrent ? "true" : "false"),
                                                "gpu.kernel_launch_latency=10"});
-  SimulationOptions o;
-  o.perfect_memory = true;
+  RunOptions o;
+  o.memory_model = "perfect";
   return simulate(src, spec, o);
 }
 
@@ -82,15 +82,15 @@ TEST(KernelDispatch, BlocksWaitingForTheOnlySmRunOneAfterAnother) {
     SimulationReport seq;
     for (const char* schedule : {"seq", "para1"}) {
       TextTraceSource src(dir.path(), nullptr);
-      SimulationOptions o;
-      o.perfect_memory = true;
-      o.schedule = schedule;
-      o.threads = schedule == std::string("seq") ? 1 : 2;
-      o.serial_fallback = SerialFallback::off();  // para1 runs every simulated cycle on both threads
+      RunOptions o;
+      o.memory_model = "perfect";
+      o.engine.schedule = parse_schedule(schedule);
+      o.engine.threads = o.engine.schedule == Schedule::kSeq ? 1 : 2;
+      o.engine.serial_fallback = SerialFallback::off();  // para1 runs every simulated cycle on both threads
       const SimulationReport r = simulate(src, spec, o);
       ASSERT_EQ(r.kernels.size(), 1u);
       EXPECT_EQ(r.kernels[0].stats.blocks_launched, blocks) << schedule;
-      if (o.threads == 1) {
+      if (o.engine.threads == 1) {
         seq = r;
       } else {
         EXPECT_EQ(r.gpu_cycles, seq.gpu_cycles) << blocks << " blocks";
@@ -108,13 +108,13 @@ TEST(KernelDispatch, BlocksWaitingForTheOnlySmRunOneAfterAnother) {
 // Options of the runs below: perfect memory, seq on one thread or para1 on
 // two with every simulated cycle on the team, and a cycle budget that only
 // keeps a failure from hanging the test.
-SimulationOptions dispatch_test_options(const std::string& schedule, bool fast_forward, uint64_t budget) {
-  SimulationOptions o;
-  o.perfect_memory = true;
-  o.schedule = schedule;
-  o.threads = schedule == "seq" ? 1 : 2;
-  if (o.threads > 1) o.serial_fallback = SerialFallback::off();
-  o.fast_forward = fast_forward;
+RunOptions dispatch_test_options(const std::string& schedule, bool fast_forward, uint64_t budget) {
+  RunOptions o;
+  o.memory_model = "perfect";
+  o.engine.schedule = parse_schedule(schedule);
+  o.engine.threads = o.engine.schedule == Schedule::kSeq ? 1 : 2;
+  if (o.engine.threads > 1) o.engine.serial_fallback = SerialFallback::off();
+  o.engine.fast_forward = fast_forward;
   o.max_cycles = budget;
   return o;
 }
@@ -136,7 +136,7 @@ TEST(KernelDispatch, ABlockRetiringAsTheNextArrivesIsCounted) {
     for (bool fast_forward : {true, false}) {
       SCOPED_TRACE(std::string(schedule) + (fast_forward ? " fast-forward" : " every cycle"));
       TextTraceSource src(dir.path(), nullptr);
-      const SimulationOptions o = dispatch_test_options(schedule, fast_forward, 200000);
+      const RunOptions o = dispatch_test_options(schedule, fast_forward, 200000);
       const SimulationReport r = simulate(src, spec, o);
       ASSERT_EQ(r.kernels.size(), 1u);
       EXPECT_FALSE(r.truncated);
@@ -162,8 +162,8 @@ TEST(Watchdog, StopsAKernelThatCanNeverFinish) {
     for (bool fast_forward : {true, false}) {
       SCOPED_TRACE(std::string(schedule) + (fast_forward ? " fast-forward" : " every cycle"));
       TextTraceSource src(dir.path(), nullptr);
-      SimulationOptions o = dispatch_test_options(schedule, fast_forward, 2000000);
-      o.drop_retirements_for_tests = true;
+      RunOptions o = dispatch_test_options(schedule, fast_forward, 2000000);
+      o.tests.drop_retirements = true;
       try {
         const SimulationReport r = simulate(src, spec, o);
         ADD_FAILURE() << "no watchdog error; the run ended after " << r.gpu_cycles << " cycles";
