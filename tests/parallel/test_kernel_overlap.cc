@@ -12,30 +12,11 @@
 #include "frontend/text/text_trace_source.h"
 #include "parallel/config/gpu_config.h"
 #include "parallel/simulation.h"
+#include "tests/parallel/chain_kernel.h"
 #include "tests/test_paths.h"
 
 namespace lockstep {
 namespace {
-
-// A kernel of `blocks` one-warp blocks, each a chain of `insts` dependent FFMAs and an EXIT.
-void write_kernel(const std::filesystem::path& file, uint32_t id, uint32_t stream, uint32_t blocks = 1,
-                  int insts = 100) {
-  std::ofstream out(file);
-  out << "-kernel name = chain" << id << "\n-kernel id = " << id << "\n-grid dim = (" << blocks
-      << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 70\n-cuda stream id = " << stream
-      << "\n-accelsim tracer version = 3\n\n";
-  for (uint32_t b = 0; b < blocks; ++b) {
-    out << "#BEGIN_TB\nthread block = " << b << ",0,0\nwarp = 0\ninsts = " << insts + 1 << "\n";
-    for (int i = 0; i < insts; ++i) {
-      char line[64];
-      std::snprintf(line, sizeof line, "%04x ffffffff 1 R1 FFMA 2 R1 R2 0\n", i * 16);
-      out << line;
-    }
-    char exit[64];
-    std::snprintf(exit, sizeof exit, "%04x ffffffff 0 EXIT 0 0\n", insts * 16);
-    out << exit << "#END_TB\n";
-  }
-}
 
 SimulationReport run(const std::filesystem::path& dir, bool concurrent) {
   TextTraceSource src(dir, nullptr);
@@ -50,8 +31,8 @@ TEST(KernelOverlap, DifferentStreamsOverlapOnlyWhenAllowed) {
   for (bool same_stream : {false, true}) {
     SCOPED_TRACE(same_stream ? "same stream" : "two streams");
     test::ScratchDir dir("overlap");
-    write_kernel(dir / "kernel-1.traceg", 1, 0);
-    write_kernel(dir / "kernel-2.traceg", 2, same_stream ? 0 : 1);
+    test::write_chain_kernel(dir / "kernel-1.traceg", 1, 0);
+    test::write_chain_kernel(dir / "kernel-2.traceg", 2, same_stream ? 0 : 1);
     std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\nkernel-2.traceg\n";
     const SimulationReport serial = run(dir.path(), false);
     const SimulationReport overlap = run(dir.path(), true);
@@ -77,7 +58,7 @@ TEST(KernelDispatch, BlocksWaitingForTheOnlySmRunOneAfterAnother) {
   std::vector<uint64_t> cycles;
   for (uint32_t blocks : {1u, 2u, 3u}) {
     test::ScratchDir dir("dispatch");
-    write_kernel(dir / "kernel-1.traceg", 1, 0, blocks, 20);
+    test::write_chain_kernel(dir / "kernel-1.traceg", 1, 0, blocks, 20);
     std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\n";
     SimulationReport seq;
     for (const char* schedule : {"seq", "para1"}) {
@@ -129,7 +110,7 @@ TEST(KernelDispatch, ABlockRetiringAsTheNextArrivesIsCounted) {
   const GpuSpec spec = load_gpu_spec("QV100", {"gpu.sms=1", "sm.max_blocks=2"});
   test::ScratchDir dir("retire");
   constexpr uint32_t kBlocks = 6;
-  write_kernel(dir / "kernel-1.traceg", 1, 0, kBlocks, 20);
+  test::write_chain_kernel(dir / "kernel-1.traceg", 1, 0, kBlocks, 20);
   std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\n";
   uint64_t seq_cycles = 0;
   for (const char* schedule : {"seq", "para1"})
@@ -156,7 +137,7 @@ TEST(KernelDispatch, ABlockRetiringAsTheNextArrivesIsCounted) {
 TEST(Watchdog, StopsAKernelThatCanNeverFinish) {
   const GpuSpec spec = load_gpu_spec("QV100", {"gpu.sms=2", "gpu.watchdog_cycles=20000"});
   test::ScratchDir dir("watchdog");
-  write_kernel(dir / "kernel-1.traceg", 1, 0, 3, 20);
+  test::write_chain_kernel(dir / "kernel-1.traceg", 1, 0, 3, 20);
   std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\n";
   for (const char* schedule : {"seq", "para1"})
     for (bool fast_forward : {true, false}) {
