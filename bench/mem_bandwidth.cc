@@ -48,8 +48,8 @@ struct Totals {
 
 Totals run(const fs::path& trace_dir, const GpuSpec& spec) {
   auto trace = open_trace(trace_dir);
-  SimulationOptions o;
-  o.perfect_memory = false;  // the L1D / crossbar / L2 / DRAM model
+  RunOptions o;
+  o.memory_model = "cycle";  // the L1D / crossbar / L2 / DRAM model
   o.warn = [](const std::string&) {};
   const auto start = std::chrono::steady_clock::now();
   const SimulationReport r = simulate(*trace, spec, o);

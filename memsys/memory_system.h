@@ -38,17 +38,11 @@
 #include "memsys/l2_slice.h"
 #include "memsys/latched_queue.h"
 #include "memsys/mem_packet.h"
+#include "memsys/memory_model.h"
 #include "configs/spec/memory_spec.h"
 #include "memsys/memory_stats.h"
 
 namespace lockstep {
-
-// One edge of a memory-side clock.
-enum class MemoryClock : uint8_t { kIcnt = 0, kL2, kDram };
-struct MemoryEdge {
-  MemoryClock clock;
-  uint64_t cycle;  // the cycle number in its own domain
-};
 
 // How the memory side's clocks relate to the core clock (the engine's clocks).
 struct MemoryTiming {
@@ -57,14 +51,14 @@ struct MemoryTiming {
   uint32_t l2_edges_per_core_cycle = 1;    // at most, rounded up
 };
 
-class MemorySystem {
+class MemorySystem : public MemoryModel {
  public:
   static constexpr uint32_t kRequestNetUnit = 0;
   static constexpr uint32_t kReplyNetUnit = 1;
   static constexpr uint32_t kFirstPartitionUnit = 2;
 
   MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, const MemoryTiming& timing);
-  ~MemorySystem();
+  ~MemorySystem() override;
 
   // The SM's side of its ports: it stages requests and pops replies (the
   // engine calls the reply port's receive() and publish_pops() around the
@@ -72,29 +66,31 @@ class MemorySystem {
   LatchedQueue<MemPacket>& request_port(uint32_t sm) { return to_memory_[sm]; }
   LatchedQueue<MemPacket>& reply_port(uint32_t sm) { return from_memory_[sm]; }
   // Engine, between cycles: the core cycle about to run (the ports' parity).
-  void begin_cycle(uint64_t core_cycle) { port_clock_.cycle = core_cycle; }
+  void begin_cycle(uint64_t core_cycle) override { port_clock_.cycle = core_cycle; }
   // Engine, between cycles with everything idle, before a jump in time: every
   // port's pops count as room whatever the parity of the next cycle run.
-  void settle_ports();
+  void settle_ports() override;
+  void receive_replies(uint32_t sm) override { from_memory_[sm].receive(); }
+  void publish_reply_pops(uint32_t sm) override { from_memory_[sm].publish_pops(); }
 
   // Units (see above) and their work in one core cycle: `edges` are the
   // memory-side edges of that cycle, in time order. Different units may run
   // at the same time on different threads.
-  uint32_t units() const { return kFirstPartitionUnit + uint32_t(channels_.size()); }
-  void run_unit(uint32_t unit, const MemoryEdge* edges, size_t count);
+  uint32_t units() const override { return kFirstPartitionUnit + uint32_t(channels_.size()); }
+  void run_unit(uint32_t unit, const MemoryEdge* edges, size_t count) override;
 
   // Copy engine (MemcpyHtoD): the copied bytes land in the L2 as written data.
-  void copy_to_device(uint64_t addr, uint64_t bytes);
+  void copy_to_device(uint64_t addr, uint64_t bytes) override;
 
   // Nothing in flight anywhere below the SMs (ports included).
-  bool idle() const;
+  bool idle() const override;
   // With idle(): the first DRAM cycle after `dram_now` (the last DRAM edge
   // run) at which a unit can change state (a refresh falls due); UINT64_MAX
   // when none ever will. Until then every edge of every unit is a no-op.
-  uint64_t next_event_when_idle(uint64_t dram_now) const;
+  uint64_t next_event_when_idle(uint64_t dram_now) const override;
   // The memory side's counters for one statistics slot, summed in block order
   // (crossbars, slices by id, channels by id), and reset.
-  MemoryStats take_stats(uint32_t slot);
+  MemoryStats take_stats(uint32_t slot) override;
 
   const AddressMap& address_map() const { return map_; }
   uint32_t slices() const { return uint32_t(slices_.size()); }

@@ -1,7 +1,7 @@
 #pragma once
 // Longest-processing-time-first assignment: the pieces of work of a cycle
 // (clusters, memory-side units) go, most costly first, each to the least
-// loaded thread. Used by the balanced partition (parallel/gpu.cc) and by the
+// loaded thread. Used by the balanced partition (parallel/cycle_engine.cc) and by the
 // scaling model's prediction (parallel/scaling_model.h), so both assign alike.
 #include <cstdint>
 #include <vector>

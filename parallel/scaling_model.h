@@ -1,6 +1,6 @@
 #pragma once
 // What a measured per-cycle cost split predicts for more threads than the
-// machine has. Inputs come from a profiled run (GpuRunOptions::profile): the
+// machine has. Inputs come from a profiled run (EngineOptions::profile): the
 // time of every cluster and every memory-side unit per simulated cycle, the
 // leader's serial phases, and the handshake round trip measured on this
 // machine. The model of one core cycle on T threads (schedule para1,

@@ -27,9 +27,9 @@
 #include <type_traits>
 #include <vector>
 
-namespace lockstep {
+#include "parallel/engine_options.h"  // HandshakeKind
 
-enum class HandshakeKind : uint8_t { kSpinFutex, kStd };
+namespace lockstep {
 
 // True when `threads` threads that use the handshake outnumber the hardware
 // threads, i.e. a spinning waiter would take the core of the thread it waits for.

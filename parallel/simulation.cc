@@ -43,10 +43,8 @@ std::vector<uint32_t> parse_kernel_list(const std::string& text) {
   return out;
 }
 
-SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const SimulationOptions& options) {
-  const Schedule schedule = parse_schedule(options.schedule);
-  const Partition partition = parse_partition(options.partition);
-  if (options.threads == 0) throw std::invalid_argument("--threads must be at least 1");
+SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOptions& options) {
+  if (options.engine.threads == 0) throw std::invalid_argument("--threads must be at least 1");
   const auto start = std::chrono::steady_clock::now();
   const TraceManifest& m = trace.manifest();
   SimulationReport report;
@@ -54,12 +52,12 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   report.sm_count = spec.sms;
   report.max_warps_per_sm = spec.sm.max_warps;
   for (const UnitSpec& u : spec.sm.units) report.unit_names.push_back(u.name);
-  report.threads = options.threads;
-  report.perfect_memory = options.perfect_memory;
+  report.threads = options.engine.threads;
+  report.perfect_memory = options.memory_model == "perfect";
   report.clocks = spec.clocks;
   report.dram_channels = spec.memory.dram.channels;
-  report.schedule = options.schedule;
-  report.partition = options.partition;
+  report.schedule = schedule_name(options.engine.schedule);
+  report.partition = partition_name(options.engine.partition);
 
   std::vector<uint32_t> selected;
   for (const TraceCommand& c : m.commands) {
@@ -107,29 +105,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
     }
   }
 
-  Gpu gpu(spec, options.perfect_memory);
-  GpuRunOptions go;
-  go.shuffle_seed = options.shuffle_seed;
-  go.schedule = schedule;
-  go.threads = options.threads;
-  go.partition = partition;
-  go.unlatched_coupling_for_tests = options.unlatched_coupling_for_tests;
-  go.serial_fallback = options.serial_fallback;
-  go.drop_retirements_for_tests = options.drop_retirements_for_tests;
-  go.fast_forward = options.fast_forward;
-  go.pin_threads = options.pin_threads;
-  go.profile = options.profile;
-  go.rebalance_period = options.rebalance_period;
-  if (options.handshake != "spin" && options.handshake != "std")
-    throw std::invalid_argument("--handshake " + options.handshake + ": expected spin or std");
-  go.handshake = options.handshake == "std" ? HandshakeKind::kStd : HandshakeKind::kSpinFutex;
-  go.cycle_budget = options.max_cycles;
-  const uint32_t kernels_to_run = uint32_t(jobs.size());
-  if (options.progress)
-    go.progress = [&](uint32_t finished, uint64_t cycles, uint64_t insts) {
-      options.progress(std::min(finished, kernels_to_run - 1), kernels_to_run, cycles, insts);
-    };
-  go.memcpy_warms_l2 = options.memcpy_warms_l2;
+  Gpu gpu(spec, options.memory_model);
   report.max_cycles = options.max_cycles;
   report.memcpy_warms_l2 = options.memcpy_warms_l2;
   // The results into the report; selected kernels without one are listed
@@ -170,7 +146,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const Simulat
   };
   std::vector<KernelResult> results;
   try {
-    results = gpu.run(trace, jobs, go);
+    results = gpu.run(trace, jobs, options);
   } catch (const std::exception& e) {
     if (options.on_error) {
       std::vector<KernelResult> done;

@@ -33,7 +33,7 @@ namespace lockstep::cli {
 namespace {
 
 struct Config {
-  std::string schedule;
+  Schedule schedule = Schedule::kSeq;
   uint32_t threads = 1;
   std::vector<double> wall, wait_share;
   uint64_t warp_insts = 0;
@@ -46,11 +46,11 @@ double median(std::vector<double> v) {
 }
 
 // One profiled sequential run: the per-cycle cost split and what it predicts.
-void print_cost_split(const std::string& input, const SimulationInputs& inputs, const GpuSpec& spec, SimulationOptions o,
+void print_cost_split(const std::string& input, const SimulationInputs& inputs, const GpuSpec& spec, RunOptions o,
                       const std::vector<uint32_t>& predict, double measured_seq_wall) {
-  o.schedule = "seq";
-  o.threads = 1;
-  o.profile = true;
+  o.engine.schedule = Schedule::kSeq;
+  o.engine.threads = 1;
+  o.engine.profile = true;
   auto trace = inputs.open(input);
   const SimulationReport rep = simulate(*trace, spec, o);
   const EngineReport& e = rep.engine;
@@ -73,10 +73,10 @@ void print_cost_split(const std::string& input, const SimulationInputs& inputs, 
   }
   // The serial phases also in a threaded run, where the leader reads what
   // other cores wrote; the prediction takes the larger.
-  SimulationOptions threaded = o;
-  threaded.schedule = "para1";
-  threaded.threads = 2;
-  threaded.partition = "balanced";
+  RunOptions threaded = o;
+  threaded.engine.schedule = Schedule::kPara1;
+  threaded.engine.threads = 2;
+  threaded.engine.partition = Partition::kBalanced;
   auto trace2 = inputs.open(input);
   const EngineReport e2 = simulate(*trace2, spec, threaded).engine;
   const double cycles2 = double(e2.serial_cycles + e2.parallel_cycles);
@@ -141,16 +141,16 @@ int cmd_bench(const Args& args) {
       "predict", po::value(&predict)->default_value(predict), "thread counts for the --cost-split prediction");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
-  SimulationOptions base = inputs.options();
-  base.partition = partition;
-  parse_partition(partition);
+  RunOptions base = inputs.options();
+  base.engine.partition = parse_partition(partition);
   if (!csv.empty()) resolve_output(csv);  // an unwritable output is reported before the timing
   const GpuSpec spec = inputs.spec(input);
 
   std::vector<Config> configs;
-  configs.push_back(Config{"seq", 1, {}, {}, 0, 0, 0});
-  for (const std::string& s : split_list(schedules)) {
-    if (parse_schedule(s) == Schedule::kSeq) {
+  configs.push_back(Config{Schedule::kSeq, 1, {}, {}, 0, 0, 0});
+  for (const std::string& name : split_list(schedules)) {
+    const Schedule s = parse_schedule(name);
+    if (s == Schedule::kSeq) {
       std::fprintf(stderr, "lockstep bench: note: dropping schedule seq from --schedules: it is always run, on one "
                            "thread, as the baseline\n");
       continue;
@@ -160,14 +160,14 @@ int cmd_bench(const Args& args) {
         configs.push_back(Config{s, n, {}, {}, 0, 0, 0});
       else
         std::fprintf(stderr, "lockstep bench: note: dropping %s on 1 thread: a threaded schedule needs 2 or more; "
-                             "seq on 1 thread is the baseline\n", s.c_str());
+                             "seq on 1 thread is the baseline\n", name.c_str());
   }
   ProgressLine progress;
   for (uint32_t r = 0; r < repeat; ++r)
     for (Config& c : configs) {
-      SimulationOptions o = base;
-      o.schedule = c.schedule;
-      o.threads = c.threads;
+      RunOptions o = base;
+      o.engine.schedule = c.schedule;
+      o.engine.threads = c.threads;
       auto trace = inputs.open(input);
       const SimulationReport rep = simulate(*trace, spec, o);
       c.wall.push_back(rep.wall_seconds);
@@ -178,7 +178,7 @@ int cmd_bench(const Args& args) {
       c.skipped_cycles = rep.engine.skipped_cycles;
       char line[160];
       std::snprintf(line, sizeof line, "bench: repetition %u/%u, %s on %u thread(s): %.3f s", r + 1, repeat,
-                    c.schedule.c_str(), c.threads, rep.wall_seconds);
+                    schedule_name(c.schedule), c.threads, rep.wall_seconds);
       progress.update(line);
     }
   progress.finish();
@@ -198,10 +198,10 @@ int cmd_bench(const Args& args) {
     const double cps = wall > 0 ? double(c.simulated_cycles) / wall : 0.0;
     const uint64_t all_cycles = c.simulated_cycles + c.skipped_cycles;
     const double skipped = all_cycles ? double(c.skipped_cycles) / double(all_cycles) : 0.0;
-    std::printf("  %7u %-8s %10.3f %14.0f %14.0f %7.1f%% %7.2fx %9.1f%% %9.1f%%\n", c.threads, c.schedule.c_str(), wall,
+    std::printf("  %7u %-8s %10.3f %14.0f %14.0f %7.1f%% %7.2fx %9.1f%% %9.1f%%\n", c.threads, schedule_name(c.schedule), wall,
                 ips, cps, 100.0 * skipped, speedup, 100.0 * speedup / c.threads, 100.0 * wait);
     char row[256];
-    std::snprintf(row, sizeof row, "%u,%s,%.6f,%.1f,%.1f,%.4f,%.4f,%.4f,%.4f\n", c.threads, c.schedule.c_str(), wall, ips,
+    std::snprintf(row, sizeof row, "%u,%s,%.6f,%.1f,%.1f,%.4f,%.4f,%.4f,%.4f\n", c.threads, schedule_name(c.schedule), wall, ips,
                   cps, speedup, speedup / c.threads, wait, skipped);
     rows += row;
   }

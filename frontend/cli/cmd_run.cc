@@ -38,8 +38,9 @@ std::optional<uint64_t> parse_cluster_order(const std::string& text) {
 
 int cmd_run(const Args& args) {
   std::string input, gpu, kernels, stats_json, stats_csv_file, schedule, cluster_order = "natural";
+  std::string handshake = "spin", partition = "contiguous";
   std::vector<std::string> sets, config_files;
-  SimulationOptions options;
+  RunOptions options;
   bool perfect = false, quiet = false, no_fast_forward = false, allow_partial = false, no_memcpy_warm = false;
   po::options_description opts(
       "usage: lockstep run TRACE [options]\n"
@@ -53,18 +54,18 @@ int cmd_run(const Args& args) {
       "stats-csv", po::value(&stats_csv_file),
       "write statistics as CSV to this file, one row per kernel and the total ('-': standard output)")(
       "perfect-memory", po::bool_switch(&perfect), "no L1D/L2/DRAM: every global/local access takes sm.perfect_memory_latency")(
-      "threads", whole_number("threads", &options.threads, 1, kMaxThreads),
+      "threads", whole_number("threads", &options.engine.threads, 1, kMaxThreads),
       "simulation threads, the memory-side thread included (up to 1024, also more than the cores)")(
       "schedule", po::value(&schedule),
       "cycle schedule (default: seq on one thread, para1 with --threads N > 1): seq (one thread), para1 (clusters "
       "over every thread; the memory side on the leader, or "
       "anywhere with --partition balanced), para2 (the memory side on threads of its own: threads / 4, at least 1; "
       "balanced: sized from measured time)")(
-      "handshake", po::value(&options.handshake)->default_value("spin"),
+      "handshake", po::value(&handshake)->default_value("spin"),
       "per-cycle semaphores: spin (spin, then futex; measured faster) or std (std::counting_semaphore)")(
-      "partition", po::value(&options.partition)->default_value("contiguous"),
+      "partition", po::value(&partition)->default_value("contiguous"),
       "clusters to threads: contiguous, round-robin, balanced (clusters and memory-side units by measured time)")(
-      "pin", po::bool_switch(&options.pin_threads), "pin simulation thread i to CPU i (optional; same results)")(
+      "pin", po::bool_switch(&options.engine.pin_threads), "pin simulation thread i to CPU i (optional; same results)")(
       "no-fast-forward", po::bool_switch(&no_fast_forward),
       "simulate every cycle, also those in which nothing can change (results are the same)")(
       "max-cycles", whole_number("max-cycles", &options.max_cycles, 0, UINT64_MAX),
@@ -78,15 +79,15 @@ int cmd_run(const Args& args) {
       "quiet,q", po::bool_switch(&quiet), "no summary or progress");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
-  if (schedule.empty()) schedule = options.threads > 1 ? "para1" : "seq";
-  options.schedule = schedule;
+  if (schedule.empty()) schedule = options.engine.threads > 1 ? "para1" : "seq";
+  options.engine.schedule = parse_schedule(schedule);
+  options.engine.partition = parse_partition(partition);
+  options.engine.handshake = parse_handshake(handshake);
   options.memcpy_warms_l2 = !no_memcpy_warm;
-  options.perfect_memory = perfect;
-  options.fast_forward = !no_fast_forward;
-  options.shuffle_seed = parse_cluster_order(cluster_order);
+  options.memory_model = perfect ? "perfect" : "cycle";
+  options.engine.fast_forward = !no_fast_forward;
+  options.engine.shuffle_seed = parse_cluster_order(cluster_order);
   if (!kernels.empty()) options.kernel_ids = parse_kernel_list(kernels);
-  parse_schedule(schedule);
-  parse_partition(options.partition);
   // Outputs are checked before the work: an unwritable one is reported now, not after the run.
   if (!stats_json.empty() && !stats_csv_file.empty()) {
     auto where = [](const std::string& name) {
@@ -97,9 +98,9 @@ int cmd_run(const Args& args) {
   }
   if (!stats_json.empty()) resolve_output(stats_json);
   if (!stats_csv_file.empty()) resolve_output(stats_csv_file);
-  if (options.threads > 1 && schedule == "seq" && !quiet)
+  if (options.engine.threads > 1 && options.engine.schedule == Schedule::kSeq && !quiet)
     std::fprintf(stderr, "lockstep run: note: the seq schedule simulates on one thread (--threads %u ignored)\n",
-                 options.threads);
+                 options.engine.threads);
 
   auto trace = open_trace(input, print_warning, partial_policy(allow_partial));
   if (trace->manifest().kernels.empty()) throw std::runtime_error(input + ": the trace has no kernels");

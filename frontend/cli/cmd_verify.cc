@@ -57,17 +57,18 @@ int cmd_verify(const Args& args) {
       "partitions,partition", po::value(&partitions)->default_value(partitions), "partitions to try (also --partition)");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
-  const SimulationOptions base = inputs.options();
+  const RunOptions base = inputs.options();
   const std::vector<uint32_t> thread_counts = parse_thread_list(threads);
-  const std::vector<std::string> schedule_list = split_list(schedules), partition_list = split_list(partitions);
-  for (const std::string& s : schedule_list) parse_schedule(s);
-  for (const std::string& p : partition_list) parse_partition(p);
+  std::vector<Schedule> schedule_list;
+  std::vector<Partition> partition_list;
+  for (const std::string& s : split_list(schedules)) schedule_list.push_back(parse_schedule(s));
+  for (const std::string& p : split_list(partitions)) partition_list.push_back(parse_partition(p));
 
   const GpuSpec spec = inputs.spec(input);
 
   size_t total_runs = 2;  // seq, and seq with fast-forward the other way
-  for (const std::string& schedule : schedule_list)
-    if (schedule != "seq") total_runs += thread_counts.size() * partition_list.size();
+  for (Schedule schedule : schedule_list)
+    if (schedule != Schedule::kSeq) total_runs += thread_counts.size() * partition_list.size();
   std::printf("lockstep verify: %s on %s, %zu runs, each compared with seq as it ends\n", input.c_str(),
               spec.name.c_str(), total_runs);
   std::printf("  %-8s %7s  %-12s %10s %14s  %s\n", "schedule", "threads", "partition", "wall s", "warp insts/s",
@@ -77,19 +78,18 @@ int cmd_verify(const Args& args) {
   std::optional<SimulationReport> reference;
   size_t done = 0;
   // Runs one combination, prints its line and, on a difference, the differing counters.
-  auto run = [&](const std::string& schedule, uint32_t n, const std::string& partition, bool fast_forward,
-                 const std::string& label) {
-    SimulationOptions o = base;
-    o.schedule = schedule;
-    o.threads = n;
-    o.partition = partition;
-    o.fast_forward = fast_forward;
+  auto run = [&](Schedule schedule, uint32_t n, Partition partition, bool fast_forward, const std::string& label) {
+    RunOptions o = base;
+    o.engine.schedule = schedule;
+    o.engine.threads = n;
+    o.engine.partition = partition;
+    o.engine.fast_forward = fast_forward;
     auto trace = inputs.open(input);
     SimulationReport report = simulate(*trace, spec, o);
     uint64_t insts = 0;
     for (const KernelReport& k : report.kernels) insts += k.stats.warp_insts;
     const std::vector<std::string> diff = reference ? differences(*reference, report, 10) : std::vector<std::string>{};
-    std::printf("  %-8s %7u  %-12s %10.3f %14.0f  %s\n", schedule.c_str(), n, label.c_str(), report.wall_seconds,
+    std::printf("  %-8s %7u  %-12s %10.3f %14.0f  %s\n", schedule_name(schedule), n, label.c_str(), report.wall_seconds,
                 report.wall_seconds > 0 ? double(insts) / report.wall_seconds : 0.0,
                 !reference ? "reference" : diff.empty() ? "identical" : "DIFFER");
     for (const std::string& d : diff) std::printf("    %s\n", d.c_str());
@@ -98,15 +98,16 @@ int cmd_verify(const Args& args) {
     if (!reference) reference = std::move(report);
     return diff.empty();
   };
-  bool same = run("seq", 1, "contiguous", base.fast_forward, "contiguous");
+  const bool ff = base.engine.fast_forward;
+  bool same = run(Schedule::kSeq, 1, Partition::kContiguous, ff, partition_name(Partition::kContiguous));
   // The reference again with fast-forward the other way: jumps must not change a counter.
-  same = same && run("seq", 1, "contiguous", !base.fast_forward, base.fast_forward ? "(no jumps)" : "(jumps)");
-  for (const std::string& schedule : schedule_list)
+  same = same && run(Schedule::kSeq, 1, Partition::kContiguous, !ff, ff ? "(no jumps)" : "(jumps)");
+  for (Schedule schedule : schedule_list)
     for (uint32_t n : thread_counts)
-      for (const std::string& partition : partition_list) {
+      for (Partition partition : partition_list) {
         if (!same) break;
-        if (schedule == "seq") continue;  // one thread, no partition: the reference run
-        same = run(schedule, n, partition, base.fast_forward, partition);
+        if (schedule == Schedule::kSeq) continue;  // one thread, no partition: the reference run
+        same = run(schedule, n, partition, ff, partition_name(partition));
       }
   if (!same) {
     std::printf("lockstep verify: run %zu of %zu differs from seq (counters above)\n", done, total_runs);

@@ -154,13 +154,13 @@ struct SimulationInputs {
   // The trace, for one of the command's runs (no warnings: runs repeat).
   std::unique_ptr<TraceSource> open(const std::string& input) const { return open_trace(input, nullptr, partial()); }
   // Options common to every run of the command (no warnings: runs repeat).
-  SimulationOptions options() const {
-    SimulationOptions o;
-    o.perfect_memory = perfect_memory;
+  RunOptions options() const {
+    RunOptions o;
+    o.memory_model = perfect_memory ? "perfect" : "cycle";
     o.max_cycles = max_cycles;
-    o.fast_forward = !no_fast_forward;
+    o.engine.fast_forward = !no_fast_forward;
     o.memcpy_warms_l2 = !no_memcpy_warm;
-    o.pin_threads = pin;
+    o.engine.pin_threads = pin;
     o.warn = nullptr;
     if (!kernels.empty()) o.kernel_ids = parse_kernel_list(kernels);
     return o;

@@ -9,7 +9,7 @@
 
 #include "frontend/convert/open_trace.h"
 #include "configs/spec/gpu_config.h"
-#include "parallel/gpu.h"
+#include "parallel/engine_options.h"
 #include "parallel/simulation.h"
 
 namespace fs = std::filesystem;

@@ -27,9 +27,9 @@ std::string run_json(const std::filesystem::path& trace, const std::string& gpu,
                      const std::vector<std::string>& sets = {}, bool perfect_memory = false) {
   auto src = open_trace(trace, nullptr);
   const GpuSpec spec = load_gpu_spec(gpu, sets);
-  SimulationOptions o;
-  o.perfect_memory = perfect_memory;
-  o.shuffle_seed = shuffle;
+  RunOptions o;
+  o.memory_model = perfect_memory ? "perfect" : "cycle";
+  o.engine.shuffle_seed = shuffle;
   return deterministic_json(simulate(*src, spec, o));
 }
 

@@ -20,7 +20,7 @@ namespace {
 SimulationReport run(const std::filesystem::path& trace, const std::string& gpu) {
   auto src = open_trace(trace, nullptr);
   const GpuSpec spec = load_gpu_spec(gpu, {});
-  SimulationOptions o;
+  RunOptions o;
   return simulate(*src, spec, o);
 }
 

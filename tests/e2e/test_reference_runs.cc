@@ -147,12 +147,12 @@ class ReferenceRuns : public ::testing::Test {
   }
   static nlohmann::json simulate_run(const ReferenceRun& run, const std::string& schedule, uint32_t threads) {
     auto src = open_trace(trace_of(run), nullptr);
-    SimulationOptions o;
-    o.perfect_memory = run.perfect_memory;
-    o.schedule = schedule;
-    o.threads = threads;
-    o.partition = threads > 1 ? "balanced" : "contiguous";
-    if (threads > 1) o.serial_fallback = SerialFallback::off();  // every simulated cycle on the team
+    RunOptions o;
+    o.memory_model = run.perfect_memory ? "perfect" : "cycle";
+    o.engine.schedule = parse_schedule(schedule);
+    o.engine.threads = threads;
+    o.engine.partition = threads > 1 ? Partition::kBalanced : Partition::kContiguous;
+    if (threads > 1) o.engine.serial_fallback = SerialFallback::off();  // every simulated cycle on the team
     o.warn = nullptr;
     const SimulationReport report = simulate(*src, load_gpu_spec(run.gpu, run.sets), o);
     if (threads > 1) {

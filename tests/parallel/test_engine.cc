@@ -54,16 +54,16 @@ void generate(const std::filesystem::path& path, const std::string& workload, ui
 
 SimulationReport run(const std::filesystem::path& trace, const GpuSpec& spec, const RunSetup& s) {
   auto src = open_trace(trace, nullptr);
-  SimulationOptions o;
-  o.schedule = s.schedule;
-  o.threads = s.threads;
-  o.partition = s.partition;
-  o.shuffle_seed = s.shuffle;
-  o.unlatched_coupling_for_tests = s.coupling;
-  o.fast_forward = s.fast_forward;
-  o.perfect_memory = s.perfect_memory;
-  o.serial_fallback = s.fallback;
-  o.rebalance_period = kRebalancePeriod;
+  RunOptions o;
+  o.engine.schedule = parse_schedule(s.schedule);
+  o.engine.threads = s.threads;
+  o.engine.partition = parse_partition(s.partition);
+  o.engine.shuffle_seed = s.shuffle;
+  o.tests.unlatched_coupling = s.coupling;
+  o.engine.fast_forward = s.fast_forward;
+  o.memory_model = s.perfect_memory ? "perfect" : "cycle";
+  o.engine.serial_fallback = s.fallback;
+  o.engine.rebalance_period = kRebalancePeriod;
   o.warn = nullptr;
   return simulate(*src, spec, o);
 }

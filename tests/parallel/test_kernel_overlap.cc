@@ -12,37 +12,18 @@
 #include "frontend/text/text_trace_source.h"
 #include "configs/spec/gpu_config.h"
 #include "parallel/simulation.h"
+#include "tests/parallel/chain_kernel.h"
 #include "tests/test_paths.h"
 
 namespace lockstep {
 namespace {
 
-// A kernel of `blocks` one-warp blocks, each a chain of `insts` dependent FFMAs and an EXIT.
-void write_kernel(const std::filesystem::path& file, uint32_t id, uint32_t stream, uint32_t blocks = 1,
-                  int insts = 100) {
-  std::ofstream out(file);
-  out << "-kernel name = chain" << id << "\n-kernel id = " << id << "\n-grid dim = (" << blocks
-      << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 70\n-cuda stream id = " << stream
-      << "\n-accelsim tracer version = 3\n\n";
-  for (uint32_t b = 0; b < blocks; ++b) {
-    out << "#BEGIN_TB\nthread block = " << b << ",0,0\nwarp = 0\ninsts = " << insts + 1 << "\n";
-    for (int i = 0; i < insts; ++i) {
-      char line[64];
-      std::snprintf(line, sizeof line, "%04x ffffffff 1 R1 FFMA 2 R1 R2 0\n", i * 16);
-      out << line;
-    }
-    char exit[64];
-    std::snprintf(exit, sizeof exit, "%04x ffffffff 0 EXIT 0 0\n", insts * 16);
-    out << exit << "#END_TB\n";
-  }
-}
-
 SimulationReport run(const std::filesystem::path& dir, bool concurrent) {
   TextTraceSource src(dir, nullptr);
   const GpuSpec spec = load_gpu_spec("QV100", {std::string("gpu.concurrent_kernels=") + (concurrent ? "true" : "false"),
                                                "gpu.kernel_launch_latency=10"});
-  SimulationOptions o;
-  o.perfect_memory = true;
+  RunOptions o;
+  o.memory_model = "perfect";
   return simulate(src, spec, o);
 }
 
@@ -50,8 +31,8 @@ TEST(KernelOverlap, DifferentStreamsOverlapOnlyWhenAllowed) {
   for (bool same_stream : {false, true}) {
     SCOPED_TRACE(same_stream ? "same stream" : "two streams");
     test::ScratchDir dir("overlap");
-    write_kernel(dir / "kernel-1.traceg", 1, 0);
-    write_kernel(dir / "kernel-2.traceg", 2, same_stream ? 0 : 1);
+    test::write_chain_kernel(dir / "kernel-1.traceg", 1, 0);
+    test::write_chain_kernel(dir / "kernel-2.traceg", 2, same_stream ? 0 : 1);
     std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\nkernel-2.traceg\n";
     const SimulationReport serial = run(dir.path(), false);
     const SimulationReport overlap = run(dir.path(), true);
@@ -77,20 +58,20 @@ TEST(KernelDispatch, BlocksWaitingForTheOnlySmRunOneAfterAnother) {
   std::vector<uint64_t> cycles;
   for (uint32_t blocks : {1u, 2u, 3u}) {
     test::ScratchDir dir("dispatch");
-    write_kernel(dir / "kernel-1.traceg", 1, 0, blocks, 20);
+    test::write_chain_kernel(dir / "kernel-1.traceg", 1, 0, blocks, 20);
     std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\n";
     SimulationReport seq;
     for (const char* schedule : {"seq", "para1"}) {
       TextTraceSource src(dir.path(), nullptr);
-      SimulationOptions o;
-      o.perfect_memory = true;
-      o.schedule = schedule;
-      o.threads = schedule == std::string("seq") ? 1 : 2;
-      o.serial_fallback = SerialFallback::off();  // para1 runs every simulated cycle on both threads
+      RunOptions o;
+      o.memory_model = "perfect";
+      o.engine.schedule = parse_schedule(schedule);
+      o.engine.threads = o.engine.schedule == Schedule::kSeq ? 1 : 2;
+      o.engine.serial_fallback = SerialFallback::off();  // para1 runs every simulated cycle on both threads
       const SimulationReport r = simulate(src, spec, o);
       ASSERT_EQ(r.kernels.size(), 1u);
       EXPECT_EQ(r.kernels[0].stats.blocks_launched, blocks) << schedule;
-      if (o.threads == 1) {
+      if (o.engine.threads == 1) {
         seq = r;
       } else {
         EXPECT_EQ(r.gpu_cycles, seq.gpu_cycles) << blocks << " blocks";
@@ -108,13 +89,13 @@ TEST(KernelDispatch, BlocksWaitingForTheOnlySmRunOneAfterAnother) {
 // Options of the runs below: perfect memory, seq on one thread or para1 on
 // two with every simulated cycle on the team, and a cycle budget that only
 // keeps a failure from hanging the test.
-SimulationOptions dispatch_test_options(const std::string& schedule, bool fast_forward, uint64_t budget) {
-  SimulationOptions o;
-  o.perfect_memory = true;
-  o.schedule = schedule;
-  o.threads = schedule == "seq" ? 1 : 2;
-  if (o.threads > 1) o.serial_fallback = SerialFallback::off();
-  o.fast_forward = fast_forward;
+RunOptions dispatch_test_options(const std::string& schedule, bool fast_forward, uint64_t budget) {
+  RunOptions o;
+  o.memory_model = "perfect";
+  o.engine.schedule = parse_schedule(schedule);
+  o.engine.threads = o.engine.schedule == Schedule::kSeq ? 1 : 2;
+  if (o.engine.threads > 1) o.engine.serial_fallback = SerialFallback::off();
+  o.engine.fast_forward = fast_forward;
   o.max_cycles = budget;
   return o;
 }
@@ -129,14 +110,14 @@ TEST(KernelDispatch, ABlockRetiringAsTheNextArrivesIsCounted) {
   const GpuSpec spec = load_gpu_spec("QV100", {"gpu.sms=1", "sm.max_blocks=2"});
   test::ScratchDir dir("retire");
   constexpr uint32_t kBlocks = 6;
-  write_kernel(dir / "kernel-1.traceg", 1, 0, kBlocks, 20);
+  test::write_chain_kernel(dir / "kernel-1.traceg", 1, 0, kBlocks, 20);
   std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\n";
   uint64_t seq_cycles = 0;
   for (const char* schedule : {"seq", "para1"})
     for (bool fast_forward : {true, false}) {
       SCOPED_TRACE(std::string(schedule) + (fast_forward ? " fast-forward" : " every cycle"));
       TextTraceSource src(dir.path(), nullptr);
-      const SimulationOptions o = dispatch_test_options(schedule, fast_forward, 200000);
+      const RunOptions o = dispatch_test_options(schedule, fast_forward, 200000);
       const SimulationReport r = simulate(src, spec, o);
       ASSERT_EQ(r.kernels.size(), 1u);
       EXPECT_FALSE(r.truncated);
@@ -156,14 +137,14 @@ TEST(KernelDispatch, ABlockRetiringAsTheNextArrivesIsCounted) {
 TEST(Watchdog, StopsAKernelThatCanNeverFinish) {
   const GpuSpec spec = load_gpu_spec("QV100", {"gpu.sms=2", "gpu.watchdog_cycles=20000"});
   test::ScratchDir dir("watchdog");
-  write_kernel(dir / "kernel-1.traceg", 1, 0, 3, 20);
+  test::write_chain_kernel(dir / "kernel-1.traceg", 1, 0, 3, 20);
   std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\n";
   for (const char* schedule : {"seq", "para1"})
     for (bool fast_forward : {true, false}) {
       SCOPED_TRACE(std::string(schedule) + (fast_forward ? " fast-forward" : " every cycle"));
       TextTraceSource src(dir.path(), nullptr);
-      SimulationOptions o = dispatch_test_options(schedule, fast_forward, 2000000);
-      o.drop_retirements_for_tests = true;
+      RunOptions o = dispatch_test_options(schedule, fast_forward, 2000000);
+      o.tests.drop_retirements = true;
       try {
         const SimulationReport r = simulate(src, spec, o);
         ADD_FAILURE() << "no watchdog error; the run ended after " << r.gpu_cycles << " cycles";

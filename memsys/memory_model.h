@@ -1,0 +1,55 @@
+#pragma once
+// What the GPU and its cycle engine need of the memory below the SMs' ports,
+// whatever models it: the cycle model (memsys/memory_system.h: crossbars, L2
+// slices, DRAM channels) or fixed latency (memsys/fixed_latency_memory.h).
+// Each SM is hooked to its model when the model is built (parallel/memory_models.h).
+//
+// The model's work in a core cycle is split in units that meet only at
+// latched ports, so that different units may run at the same time on
+// different threads. A model without units has no work of its own.
+#include <cstddef>
+#include <cstdint>
+
+#include "memsys/memory_stats.h"
+
+namespace lockstep {
+
+// One edge of a memory-side clock.
+enum class MemoryClock : uint8_t { kIcnt = 0, kL2, kDram };
+struct MemoryEdge {
+  MemoryClock clock;
+  uint64_t cycle;  // the cycle number in its own domain
+};
+
+class MemoryModel {
+ public:
+  virtual ~MemoryModel() = default;
+
+  // Units and their work in one core cycle: `edges` are the memory-side
+  // clock edges of that cycle, in time order.
+  virtual uint32_t units() const = 0;
+  virtual void run_unit(uint32_t unit, const MemoryEdge* edges, size_t count) = 0;
+
+  // Between cycles: the core cycle about to run (the ports' parity).
+  virtual void begin_cycle(uint64_t core_cycle) = 0;
+  // Between cycles with everything idle, before a jump in time: every port's
+  // pops count as room whatever the parity of the next cycle run.
+  virtual void settle_ports() = 0;
+  // Around SM `sm`'s tick, on the thread that ticks it, every cycle: take in
+  // the replies staged for it in the previous cycle / publish its pops.
+  virtual void receive_replies(uint32_t sm) = 0;
+  virtual void publish_reply_pops(uint32_t sm) = 0;
+
+  // Copy engine (MemcpyHtoD): the copied bytes land in the memory as written data.
+  virtual void copy_to_device(uint64_t addr, uint64_t bytes) = 0;
+
+  // Nothing in flight anywhere below the SMs (ports included).
+  virtual bool idle() const = 0;
+  // With idle(): the first DRAM cycle after `dram_now` (the last DRAM edge
+  // run) at which a unit can change state; UINT64_MAX when none ever will.
+  virtual uint64_t next_event_when_idle(uint64_t dram_now) const = 0;
+  // The model's counters for one statistics slot, and reset.
+  virtual MemoryStats take_stats(uint32_t slot) = 0;
+};
+
+}  // namespace lockstep

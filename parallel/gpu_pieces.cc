@@ -1,0 +1,41 @@
+#include "parallel/gpu_pieces.h"
+
+#include <algorithm>
+
+namespace lockstep {
+
+void SmClusterPiece::run(uint64_t now) {
+  const uint32_t nsms = uint32_t(sms_.size());
+  for (uint32_t s = first_; s < last_; ++s) {
+    Sm& sm = *sms_[s];
+    // The SM consumes its reply port: it takes in last cycle's replies
+    // first and publishes its pops last, every cycle.
+    memory_.receive_replies(s);
+    if (!unlatched_coupling_ || sm.has_offered_block() || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1))
+      sm.tick(now);
+    memory_.publish_reply_pops(s);
+    SmView& view = views_[s];
+    const Sm::Residency residency = sm.residency();
+    if (!(view.residency == residency)) {
+      view.residency = residency;
+      views_changed_ = true;
+    }
+    // Every retirement is news to the dispatcher, also one that leaves the
+    // view as it was (the SM took a block and retired one in the same cycle,
+    // as in the cycle before): it counts retirements only in cycles in which
+    // a view changed.
+    const uint32_t retired = sm.take_retired_blocks();
+    if (retired || view.retired != retired) {
+      view.retired = retired;
+      views_changed_ = true;
+    }
+  }
+}
+
+uint64_t SmClusterPiece::quiet_until(uint64_t now) const {
+  uint64_t quiet = UINT64_MAX;
+  for (uint32_t s = first_; s < last_ && quiet > now + 1; ++s) quiet = std::min(quiet, sms_[s]->quiet_until(now));
+  return quiet;
+}
+
+}  // namespace lockstep

@@ -1,0 +1,55 @@
+#pragma once
+// Everything a run takes beside the trace and the GPU: how the engine runs
+// (EngineOptions), what is simulated, the switches only tests use, and the
+// callbacks. Built once where the run is asked for (the command line, a
+// bench, a test); simulate() and Gpu::run read it.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "frontend/trace/warnings.h"
+#include "parallel/engine_options.h"
+
+namespace lockstep {
+
+struct SimulationReport;
+
+// Tests only: each breaks the simulation on purpose, for a check to catch it.
+// Never set them otherwise.
+struct TestSwitches {
+  // A deliberately unlatched coupling — each SM, before it ticks, reads its
+  // neighbour's live instruction count and skips the cycle when it is odd
+  // (unless a block was just dispatched to it). Its result depends on tick
+  // order and threads (a data race when threaded): the identity checks must
+  // catch it.
+  bool unlatched_coupling = false;
+  // The dispatcher never hears of a retired block, so a kernel whose blocks
+  // have all ended never finishes — a run that makes no progress with no warp
+  // resident, for the watchdog to stop.
+  bool drop_retirements = false;
+};
+
+struct RunOptions {
+  EngineOptions engine;
+  std::vector<uint32_t> kernel_ids;  // simulate only these kernel ids (empty: all)
+  uint64_t max_cycles = 0;           // stop the run after this many core cycles (0: none)
+  // MemcpyHtoD commands leave the copied bytes in the L2 (Accel-Sim's
+  // -gpgpu_perf_sim_memcpy); false (--no-memcpy-warm): every kernel starts
+  // with the caches as the kernels before it left them, the first with cold caches.
+  bool memcpy_warms_l2 = true;
+  // The memory below the SMs, by name (parallel/memory_models.h): "cycle"
+  // (L1D/L2/DRAM) or "perfect" (--perfect-memory: fixed latency).
+  std::string memory_model = "cycle";
+  TestSwitches tests;
+  WarningHandler warn = print_warning;  // once per kernel: warps that continue after a full-mask EXIT
+  // Progress, every 65536 cycles: (kernel ordinal, kernels to run, cycles so
+  // far, warp instructions so far) — for stderr.
+  std::function<void(uint32_t, uint32_t, uint64_t, uint64_t)> progress;
+  // When an error stops the run (a corrupt chunk, the watchdog): called,
+  // before the error propagates, with the report of the kernels completed
+  // before it (SimulationReport::error set), so that no finished result is lost.
+  std::function<void(const SimulationReport&)> on_error;
+};
+
+}  // namespace lockstep
