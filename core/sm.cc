@@ -53,6 +53,7 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp.fetch_ready = now;
     if (!wt.insts.empty()) warp.next_static = wt.insts.front().static_id;
     scoreboard_.clear(slots[i]);
+    schedulers_[slots[i] % spec_.subcores]->add_warp(slots[i]);
   }
   // Warps with an empty trace finish at once.
   for (uint32_t w : std::vector<uint32_t>(slots.begin(), slots.end())) finish_warp_if_done(w);
@@ -62,6 +63,7 @@ void Sm::finish_warp_if_done(uint32_t slot) {
   WarpState& w = warps_[slot];
   if (!w.active || w.next_issue < w.trace->insts.size() || w.outstanding > 0) return;
   w.active = false;
+  schedulers_[slot % spec_.subcores]->remove_warp(slot);
   slots_.finish_warp(w.block, slot);
 }
 
@@ -71,7 +73,7 @@ void Sm::release_barriers() {
   slots_.release_barriers([this](uint32_t slot) { warps_[slot].at_barrier = false; });
 }
 
-bool Sm::ready_to_issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, StallReason& why) const {
+inline bool Sm::ready_to_issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, StallReason& why) const {
   if (w.waiting_membar) {
     if (w.outstanding_memory > 0) {
       why = StallReason::kMemory;

@@ -1,6 +1,7 @@
 #include "core/sm/instruction_cache.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace lockstep {
 namespace {
@@ -20,20 +21,20 @@ SectorCacheGeometry icache_geometry(const SmSpec& spec, uint32_t tag_line_bytes)
 }  // namespace
 
 InstructionCache::InstructionCache(const SmSpec& spec)
-    : line_bytes_(spec.icache_line_bytes),
+    : line_shift_(uint32_t(std::countr_zero(spec.icache_line_bytes))),
       miss_latency_(spec.icache_miss_latency),
       tags_(icache_geometry(spec, kTagLineBytes)) {
   refills_.reserve(size_t(spec.subcores) * (spec.icache_miss_latency + 1));
 }
 
 bool InstructionCache::lookup(uint64_t pc, uint64_t now, uint64_t& ready_at) {
-  const uint64_t line = pc / line_bytes_;
+  const uint64_t line = pc >> line_shift_;
   const uint64_t tag_addr = line * kTagLineBytes;
   // Refills done by now are plain lines.
-  std::erase_if(refills_, [now](const Refill& r) { return r.ready <= now; });
+  if (!refills_.empty()) std::erase_if(refills_, [now](const Refill& r) { return r.ready <= now; });
   auto refill = std::find_if(refills_.begin(), refills_.end(), [line](const Refill& r) { return r.line == line; });
-  if (tags_.probe(tag_addr) == SectorState::kHit) {
-    tags_.touch(tag_addr);
+  // A present line is whole (its one sector is filled on the miss): touching it is the hit.
+  if (tags_.touch(tag_addr)) {
     ready_at = refill != refills_.end() ? refill->ready : now;
     return true;
   }

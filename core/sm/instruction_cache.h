@@ -29,7 +29,7 @@ class InstructionCache {
     uint64_t line;
     uint64_t ready;
   };
-  uint32_t line_bytes_;
+  uint32_t line_shift_;  // log2(icache_line_bytes), a power of two (SmSpec::validate)
   uint32_t miss_latency_;
   SectorCache tags_;
   std::vector<Refill> refills_;  // lines missed within the last miss latency

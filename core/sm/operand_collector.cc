@@ -8,11 +8,6 @@ OperandCollector::OperandCollector(const SmSpec& spec) : spec_(spec) {
   free_at_.assign(spec.subcores, std::vector<uint64_t>(std::max(spec.collector_units, 1u), 0));
 }
 
-bool OperandCollector::available(uint32_t subcore, uint64_t now) const {
-  const std::vector<uint64_t>& units = free_at_[subcore];
-  return std::any_of(units.begin(), units.end(), [now](uint64_t t) { return t <= now; });
-}
-
 uint32_t OperandCollector::collect(uint32_t subcore, uint64_t now, const TimedInstruction& ti) {
   std::vector<uint64_t>& units = free_at_[subcore];
   auto unit = std::find_if(units.begin(), units.end(), [now](uint64_t t) { return t <= now; });

@@ -16,7 +16,11 @@ class OperandCollector {
   explicit OperandCollector(const SmSpec& spec);
 
   // A collector unit of `subcore` is free at `now`.
-  bool available(uint32_t subcore, uint64_t now) const;
+  bool available(uint32_t subcore, uint64_t now) const {
+    for (uint64_t t : free_at_[subcore])
+      if (t <= now) return true;
+    return false;
+  }
   // Claims the first free unit of `subcore` (requires available()) for `ti`;
   // returns the bank-conflict cycles it costs.
   uint32_t collect(uint32_t subcore, uint64_t now, const TimedInstruction& ti);

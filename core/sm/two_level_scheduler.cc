@@ -5,7 +5,7 @@
 namespace lockstep {
 
 void TwoLevelScheduler::order(std::span<const WarpState> warps, std::vector<uint32_t>& order) const {
-  active_slots(warps, order);
+  order.assign(active_.begin(), active_.end());
   if (order.empty()) return;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     const bool ma = warps[a].outstanding_memory > 0, mb = warps[b].outstanding_memory > 0;

@@ -30,6 +30,8 @@ std::vector<WarpState> warps_with_ages(const std::vector<uint64_t>& ages) {
 template <class Policy>
 std::vector<uint32_t> order_after(const SmSpec& spec, const std::vector<WarpState>& warps, uint32_t last_issued) {
   Policy p(spec, 0);
+  for (uint32_t slot = 0; slot < warps.size(); slot += spec.subcores)
+    if (warps[slot].active) p.add_warp(slot);
   if (last_issued != UINT32_MAX) p.issued(last_issued);
   std::vector<uint32_t> out;
   p.order(warps, out);
@@ -57,6 +59,7 @@ TEST(WarpSchedulers, LrrWalksOnlyItsSubcoresSlots) {
   spec.subcores = 2;  // sub-core 1 holds slots 1, 3, 5, 7
   const std::vector<WarpState> w = warps_with_ages({0, 1, 2, 3, 4, 5, 6, 7});
   LrrScheduler p(spec, 1);
+  for (uint32_t slot : {1u, 3u, 5u, 7u}) p.add_warp(slot);
   p.issued(3);
   std::vector<uint32_t> out;
   p.order(w, out);
@@ -86,7 +89,9 @@ TEST(WarpSchedulers, TheRegistryNamesEveryPolicyOnceAndBuildsIt) {
   const std::vector<WarpState> w = warps_with_ages({30, 10, 40, 20});
   spec.scheduler = WarpSchedulerPolicy::kGto;
   std::vector<uint32_t> out;
-  make_warp_scheduler(spec, 0)->order(w, out);
+  const std::unique_ptr<WarpScheduler> gto = make_warp_scheduler(spec, 0);
+  for (uint32_t slot = 0; slot < 4; ++slot) gto->add_warp(slot);
+  gto->order(w, out);
   EXPECT_EQ(out, (std::vector<uint32_t>{1, 3, 0, 2}));  // oldest first: the GTO class
 }
 
