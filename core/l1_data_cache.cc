@@ -67,30 +67,41 @@ bool L1DataCache::stage(uint32_t token, MemPacketType type, uint64_t addr, uint3
   return true;
 }
 
-bool L1DataCache::access(const QueuedInstruction& q, const SectorAccess& a, SmStats& stats, bool& hit) {
+uint64_t L1DataCache::access(const SmMemoryAccess& a) {
+  // Local memory and the texture / read-only path always cache in L1; global loads when l1d.cache_global.
+  const bool cached = a.space == MemSpace::kLocal || a.space == MemSpace::kTexture || spec_.cache_global;
+  const L1Access kind = a.op == SmAccessOp::kAtomic ? L1Access::kAtomic
+                        : a.op == SmAccessOp::kStore ? L1Access::kStore
+                        : cached                     ? L1Access::kLoad
+                                                     : L1Access::kLoadBypass;
+  begin(a.token, kind, a.op == SmAccessOp::kLoad && is_global_space(a.space), a.sectors);
+  return kCompletesLater;
+}
+
+bool L1DataCache::lookup_one(const QueuedInstruction& q, const SectorAccess& a, bool& hit) {
   const uint64_t addr = a.sector * kSectorBytes;
   switch (q.kind) {
     case L1Access::kLoad: {
       if (cache_.probe(addr) == SectorState::kHit) {
         cache_.touch(addr);
         hit = true;
-        if (q.global) ++stats.global_ld_hit_sectors;
+        if (q.global) ++stats_.global_ld_hit_sectors;
         return true;
       }
       if (mshr_.probe(addr)) {
         if (!mshr_.merge(addr, q.token)) return false;
-        ++stats.l1_mshr_merges;
+        ++stats_.mshr_merges;
         return true;
       }
       if (mshr_.full() || !to_memory_->can_stage()) return false;
       stage(q.token, MemPacketType::kRead, addr, 0, true);
       mshr_.allocate(addr, q.token);
-      ++stats.l1_miss_sectors;
+      ++stats_.miss_sectors;
       return true;
     }
     case L1Access::kLoadBypass:
       if (!stage(q.token, MemPacketType::kRead, addr, 0, false)) return false;
-      ++stats.l1_miss_sectors;
+      ++stats_.miss_sectors;
       return true;
     case L1Access::kStore:
       if (!to_memory_->can_stage()) return false;
@@ -103,11 +114,11 @@ bool L1DataCache::access(const QueuedInstruction& q, const SectorAccess& a, SmSt
   return false;
 }
 
-void L1DataCache::take_reply(const MemPacket& r, SmStats& stats) {
+void L1DataCache::take_reply(const MemPacket& r) {
   --outstanding_;
   if (r.type == MemPacketType::kReadReply && r.l1_allocate) {
     cache_.fill(r.addr);
-    ++stats.l1_fill_sectors;
+    ++stats_.fill_sectors;
     mshr_.release(r.addr, released_);
     return;
   }

@@ -13,13 +13,16 @@
 // up the head instruction's accesses to one 128 B line — up to one sector per
 // data bank — and reports each access's completion through a callback: hits
 // after l1d.hit_latency, misses when their reply arrives. Replies are taken
-// from the reply port, one per cycle.
+// from the reply port, one per cycle. It is one implementation of the SM
+// memory port (core/sm_memory_port.h) and counts into its own L1Stats.
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/coalescer.h"
-#include "core/sm_stats.h"
+#include "core/l1_stats.h"
+#include "core/sm_memory_access.h"
 #include "memsys/latched_queue.h"
 #include "memsys/mem_packet.h"
 #include "configs/spec/memory_spec.h"
@@ -55,24 +58,29 @@ class L1DataCache {
   // completes through the callback of cycle() with `token`. `global` marks
   // global-space loads for the lookup-hit counter.
   void begin(uint32_t token, L1Access kind, bool global, std::span<const SectorAccess> accesses);
+  // The SM memory port's hand-over: queues the instruction's accesses (the
+  // kind from its operation and space); they complete through cycle().
+  uint64_t access(const SmMemoryAccess& a);
 
   // One core cycle: take one reply, then look up the head line's accesses.
   // done(token, cycle) is called once per access when its data (or ack) is there.
   template <typename Done>
-  void cycle(uint64_t now, SmStats& stats, Done&& done) {
+  void cycle(uint64_t now, Done&& done) {
     if (from_memory_ && !from_memory_->empty()) {
-      take_reply(from_memory_->front(), stats);
+      take_reply(from_memory_->front());
       from_memory_->pop();
       for (uint32_t token : released_) done(token, now);
       released_.clear();
     }
-    if (busy()) lookup(now, stats, done);
+    if (busy()) lookup(now, done);
   }
   // Anything to do this cycle: a reply to take or accesses to look up.
   bool has_work() const { return busy() || (from_memory_ && !from_memory_->empty()); }
   bool caches_global() const { return spec_.cache_global; }
   // Accesses waiting for replies (MSHR entries and uncached requests).
   bool waiting() const { return outstanding_ > 0; }
+  const L1Stats& stats() const { return stats_; }
+  L1Stats take_stats() { return std::exchange(stats_, L1Stats()); }
 
  private:
   // The instruction queue (a ring; slots keep their vectors' capacity).
@@ -85,10 +93,10 @@ class L1DataCache {
   };
 
   template <typename Done>
-  void lookup(uint64_t now, SmStats& stats, Done&& done);
+  void lookup(uint64_t now, Done&& done);
   // One access; false when it must wait (reservation failure).
-  bool access(const QueuedInstruction& q, const SectorAccess& a, SmStats& stats, bool& hit);
-  void take_reply(const MemPacket& reply, SmStats& stats);
+  bool lookup_one(const QueuedInstruction& q, const SectorAccess& a, bool& hit);
+  void take_reply(const MemPacket& reply);
   bool stage(uint32_t token, MemPacketType type, uint64_t addr, uint32_t byte_mask, bool allocate);
 
   const uint32_t sm_id_;
@@ -99,6 +107,7 @@ class L1DataCache {
   LatchedQueue<MemPacket>* from_memory_ = nullptr;
   uint8_t stat_slot_ = 0;
   uint32_t outstanding_ = 0;
+  L1Stats stats_;
 
   std::vector<QueuedInstruction> queue_;
   size_t head_ = 0, count_ = 0;
@@ -106,7 +115,7 @@ class L1DataCache {
 };
 
 template <typename Done>
-void L1DataCache::lookup(uint64_t now, SmStats& stats, Done&& done) {
+void L1DataCache::lookup(uint64_t now, Done&& done) {
   // One tag lookup per cycle: the head instruction's accesses to one line, one per data bank.
   QueuedInstruction& q = queue_[head_];
   const uint64_t line = q.accesses[q.next].sector * kSectorBytes / spec_.line_bytes;
@@ -117,8 +126,8 @@ void L1DataCache::lookup(uint64_t now, SmStats& stats, Done&& done) {
     const uint32_t bank = uint32_t(a.sector * kSectorBytes / spec_.bank_bytes) % spec_.banks;
     if (banks_used >> bank & 1u) break;  // bank conflict: next cycle
     bool hit = false;
-    if (!access(q, a, stats, hit)) {
-      ++stats.l1_reservation_fails;
+    if (!lookup_one(q, a, hit)) {
+      ++stats_.reservation_fails;
       break;
     }
     banks_used |= 1u << bank;

@@ -3,217 +3,96 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
-#include <span>
 
-#include "core/coalescer.h"
-#include "core/shared_memory_banks.h"
+#include "core/sm/warp_scheduler_registry.h"
 
 namespace lockstep {
 
-Sm::Sm(uint32_t id, const SmSpec& spec) : id_(id), spec_(spec) {
-  warps_.resize(spec.max_warps);
-  blocks_.resize(spec.max_blocks);
-  spent_blocks_.reserve(spec.max_blocks);
-  size_t pipes = 0;
-  for (const UnitSpec& u : spec.units) {
-    unit_first_pipe_.push_back(uint32_t(pipes));
-    pipes += std::max(u.per_subcore, 1u);
-  }
-  unit_free_at_.assign(spec.subcores, std::vector<uint64_t>(pipes, 0));
-  collector_free_at_.assign(spec.subcores, std::vector<uint64_t>(std::max(spec.collector_units, 1u), 0));
-  last_issued_.assign(spec.subcores, UINT32_MAX);
-  last_fetched_.assign(spec.subcores, UINT32_MAX);
-  candidates_.resize(spec.subcores);
+Sm::Sm(uint32_t id, const SmSpec& spec)
+    : id_(id),
+      spec_(spec),
+      slots_(spec),
+      warps_(spec.max_warps),
+      fetch_(spec, stats_),
+      scoreboard_(spec.max_warps),
+      collectors_(spec),
+      units_(spec),
+      ldst_(spec, stats_, writebacks_) {
+  for (uint32_t sc = 0; sc < spec.subcores; ++sc) schedulers_.push_back(make_warp_scheduler(spec, sc));
+  candidates_.reserve(spec.warps_per_subcore());
   last_stall_.assign(spec.subcores, StallReason::kIdle);
   stats_.unit_issues.assign(spec.units.size(), 0);
-  const uint32_t lines = std::max(1u, spec.icache_kb * 1024 / std::max(1u, spec.icache_line_bytes));
-  icache_sets_ = std::max(1u, lines / std::max(1u, spec.icache_ways));
-  icache_.resize(size_t(icache_sets_) * std::max(1u, spec.icache_ways));
-}
-
-void Sm::attach_memory(const L1dSpec& l1d, LatchedQueue<MemPacket>* to_memory, LatchedQueue<MemPacket>* from_memory) {
-  l1_ = std::make_unique<L1DataCache>(id_, l1d, spec_.unified_l1_shared_kb, spec_.ldst_queue_entries);
-  l1_->connect(to_memory, from_memory);
-  coalesced_.reserve(128);
-}
-
-bool Sm::can_accept(const Residency& r, const KernelLaunch& l, const SmSpec& spec) {
-  if (r.blocks >= l.occupancy.blocks_per_sm) return false;
-  if (r.blocks > 0 && r.kernel != l.kernel_index) return false;  // one kernel per SM at a time
-  return r.warps + l.warps_per_block <= spec.max_warps;
 }
 
 void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64_t now) {
-  if (current_kernel_ != l.kernel_index) {
+  if (slots_.current_kernel() != l.kernel_index) {
     // New code: the instruction cache holds another kernel's lines.
-    for (ICacheLine& line : icache_) line = ICacheLine();
-    current_kernel_ = l.kernel_index;
-    if (l1_) l1_->start_kernel(l.occupancy.l1_kb, l.stat_slot);  // L1D is not coherent: invalidated per kernel
+    fetch_.start_kernel();
+    ldst_.start_kernel(l.occupancy.l1_kb, l.stat_slot);  // L1D is not coherent: invalidated per kernel
   }
   program_ = l.program;
   sleep_until_ = 0;
-  uint32_t slot = 0;
-  while (blocks_[slot].active) ++slot;
-  Block& b = blocks_[slot];
-  b.active = true;
-  b.trace = std::move(block);
-  b.warp_slots.clear();
-  b.at_barrier = 0;
-  b.live_warps = 0;
-  ++resident_blocks_;
+  const uint32_t block_slot = slots_.accept(l, std::move(block));
   ++stats_.blocks_launched;
-  for (const WarpTrace& wt : b.trace->warps) {
-    uint32_t w = 0;
-    while (warps_[w].active) ++w;
-    Warp& warp = warps_[w];
-    warp = Warp();
+  const BlockTrace& trace = *slots_.trace(block_slot);
+  const std::span<const uint32_t> slots = slots_.warp_slots(block_slot);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const WarpTrace& wt = trace.warps[i];
+    WarpState& warp = warps_[slots[i]];
+    warp = WarpState();
     warp.active = true;
-    warp.block = slot;
+    warp.block = block_slot;
     warp.trace = &wt;
     warp.age = launch_seq_++;
     warp.fetch_ready = now;
     if (!wt.insts.empty()) warp.next_static = wt.insts.front().static_id;
-    b.warp_slots.push_back(w);
-    ++b.live_warps;
-    ++resident_warps_;
+    scoreboard_.clear(slots[i]);
+    schedulers_[slots[i] % spec_.subcores]->add_warp(slots[i]);
   }
   // Warps with an empty trace finish at once.
-  for (uint32_t w : std::vector<uint32_t>(b.warp_slots)) finish_warp_if_done(w);
+  for (uint32_t w : std::vector<uint32_t>(slots.begin(), slots.end())) finish_warp_if_done(w);
 }
 
 void Sm::finish_warp_if_done(uint32_t slot) {
-  Warp& w = warps_[slot];
+  WarpState& w = warps_[slot];
   if (!w.active || w.next_issue < w.trace->insts.size() || w.outstanding > 0) return;
   w.active = false;
-  --resident_warps_;
-  Block& b = blocks_[w.block];
-  --b.live_warps;
-  // A warp that ends releases a barrier the others are waiting at.
-  if (b.live_warps > 0 && b.at_barrier == b.live_warps) barrier_releases_.push_back(w.block);
-  if (b.live_warps == 0) retire_block(w.block);
+  schedulers_[slot % spec_.subcores]->remove_warp(slot);
+  slots_.finish_warp(w.block, slot);
 }
 
 void Sm::release_barriers() {
   // A barrier completed in the last cycle's issue (or by a warp that ended)
   // opens before this cycle's issue, whichever sub-core completed it.
-  for (uint32_t slot : barrier_releases_) {
-    Block& b = blocks_[slot];
-    if (!b.active || b.at_barrier == 0) continue;
-    for (uint32_t s : b.warp_slots) warps_[s].at_barrier = false;
-    b.at_barrier = 0;
+  slots_.release_barriers([this](uint32_t slot) { warps_[slot].at_barrier = false; });
+}
+
+inline bool Sm::ready_to_issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, StallReason& why) const {
+  if (w.waiting_membar) {
+    if (w.outstanding_memory > 0) {
+      why = StallReason::kMemory;
+      return false;
+    }
+    w.waiting_membar = false;
   }
-  barrier_releases_.clear();
-}
-
-void Sm::retire_block(uint32_t slot) {
-  Block& b = blocks_[slot];
-  b.active = false;
-  spent_blocks_.push_back(std::move(b.trace));  // its storage goes back to the trace reader (take_spent_blocks)
-  --resident_blocks_;
-  ++retired_blocks_;
-}
-
-bool Sm::icache_lookup(uint64_t line, uint64_t now, uint64_t& ready_at) {
-  const uint32_t ways = std::max(1u, spec_.icache_ways);
-  ICacheLine* set = &icache_[(line % icache_sets_) * ways];
-  for (uint32_t i = 0; i < ways; ++i)
-    if (set[i].tag == line) {
-      set[i].last_use = now;
-      ready_at = set[i].ready;
-      return true;
-    }
-  ICacheLine* victim = set;
-  for (uint32_t i = 1; i < ways; ++i)
-    if (set[i].last_use < victim->last_use) victim = &set[i];
-  victim->tag = line;
-  victim->ready = now + spec_.icache_miss_latency;
-  victim->last_use = now;
-  ready_at = victim->ready;
-  return false;
-}
-
-void Sm::fetch(uint32_t sc, uint64_t now) {
-  // Up to fetch_per_cycle warps per sub-core per cycle, round robin over the
-  // sub-core's slots, fill their instruction buffers; a miss ends the cycle.
-  const uint32_t per = (spec_.max_warps - sc + spec_.subcores - 1) / spec_.subcores;
-  uint32_t fetched = 0;
-  uint32_t idx = last_fetched_[sc] == UINT32_MAX ? 0 : last_fetched_[sc] + 1;
-  for (uint32_t i = 0; i < per && fetched < spec_.fetch_per_cycle; ++i, ++idx) {
-    if (idx >= per) idx -= per;
-    Warp& w = warps_[sc + idx * spec_.subcores];
-    if (!w.active || w.next_fetch - w.next_issue >= spec_.ibuffer_entries || w.fetch_blocked_until > now) continue;
-    const uint32_t size = uint32_t(w.trace->insts.size());
-    if (w.next_fetch >= size) continue;
-    last_fetched_[sc] = idx;
-    ++fetch_attempts_;
-    // The I-cache line of the next instruction; the buffer then fills with as many as fit.
-    uint64_t ready = now;
-    const uint64_t pc_line = (*program_)[w.trace->insts[w.next_fetch].static_id].pc / spec_.icache_line_bytes;
-    if (icache_lookup(pc_line, now, ready)) {
-      ++stats_.icache_hits;
-    } else {
-      ++stats_.icache_misses;
-    }
-    if (ready > now) {
-      w.fetch_blocked_until = ready;
-      return;
-    }
-    while (w.next_fetch < size && w.next_fetch - w.next_issue < spec_.ibuffer_entries) ++w.next_fetch;
-    w.fetch_ready = now + 1;
-    ++fetched;
+  if (scoreboard_.blocks(slot, ti)) {
+    why = StallReason::kScoreboard;
+    w.scoreboard_blocked = true;
+    return false;
   }
-}
-
-uint32_t Sm::register_bank_extra(const TimedInstruction& ti) const {
-  // Each bank delivers one operand per cycle; uniform and predicate registers
-  // are not in the vector banks, and an operand named twice is read once.
-  uint8_t reads[64] = {};
-  uint32_t worst = 0;
-  const uint32_t banks = std::clamp(spec_.reg_banks, 1u, 64u);
-  for (uint32_t i = 0; i < ti.num_srcs; ++i) {
-    if (ti.srcs[i] >= 256) continue;
-    bool repeat = false;
-    for (uint32_t j = 0; j < i; ++j) repeat |= ti.srcs[j] == ti.srcs[i];
-    if (!repeat) worst = std::max<uint32_t>(worst, ++reads[ti.srcs[i] % banks]);
+  if (ti.kind == InstKind::kMemBarrier && w.outstanding_memory > 0) {
+    why = StallReason::kMemory;
+    return false;
   }
-  return worst > 1 ? worst - 1 : 0;
-}
-
-void Sm::order_candidates(uint32_t sc) {
-  std::vector<uint32_t>& c = candidates_[sc];
-  c.clear();
-  for (uint32_t slot = sc; slot < spec_.max_warps; slot += spec_.subcores)
-    if (warps_[slot].active) c.push_back(slot);
-  if (c.empty()) return;
-  switch (spec_.scheduler) {
-    case WarpSchedulerPolicy::kLrr:  // issue() walks the slots itself, without a list
-      break;
-    case WarpSchedulerPolicy::kGto: {
-      // Greedy: the last issuer first, then oldest first.
-      std::sort(c.begin(), c.end(), [&](uint32_t a, uint32_t b) { return warps_[a].age < warps_[b].age; });
-      const uint32_t last = last_issued_[sc];
-      auto it = std::find(c.begin(), c.end(), last);
-      if (it != c.end()) std::rotate(c.begin(), it, it + 1);
-      break;
-    }
-    case WarpSchedulerPolicy::kTwoLevel: {
-      // Active pool: the oldest warps not waiting on memory, round robin inside.
-      std::sort(c.begin(), c.end(), [&](uint32_t a, uint32_t b) {
-        const bool ma = warps_[a].outstanding_memory > 0, mb = warps_[b].outstanding_memory > 0;
-        if (ma != mb) return !ma;
-        return warps_[a].age < warps_[b].age;
-      });
-      const size_t pool = std::min<size_t>(c.size(), std::max(1u, spec_.two_level_active_warps));
-      const uint32_t last = last_issued_[sc];
-      auto end = c.begin() + long(pool);
-      auto it = std::find(c.begin(), end, last);
-      if (it != end) std::rotate(c.begin(), it + 1, end);
-      break;
-    }
+  // DEPBAR.LE SB0, N: at most N closed LDGSTS groups may still be in flight.
+  if (ti.kind == InstKind::kDepBar && w.closed_groups_in_flight() > (ti.immediate > 0 ? uint32_t(ti.immediate) : 0)) {
+    why = StallReason::kMemory;
+    return false;
   }
+  return true;
 }
 
-bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, StallReason& why) {
+bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_used, StallReason& why) {
   if (w.next_issue >= w.next_fetch || w.fetch_ready > now) {
     why = StallReason::kFetch;
     return false;
@@ -225,53 +104,13 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
   // The checks read only the static instruction (hot, shared by the warps);
   // the warp's dynamic record (mask, addresses) is read once it issues.
   const TimedInstruction& ti = (*program_)[w.next_static];
-  if (w.waiting_membar) {
-    if (w.outstanding_memory > 0) {
-      why = StallReason::kMemory;
-      return false;
-    }
-    w.waiting_membar = false;
-  }
-  for (uint32_t i = 0; i < ti.num_srcs; ++i)
-    if (w.pending[ti.srcs[i]]) {
-      why = StallReason::kScoreboard;
-      w.scoreboard_blocked = true;
-      return false;
-    }
-  for (uint32_t i = 0; i < ti.num_dsts; ++i)
-    if (w.pending[ti.dsts[i]]) {
-      why = StallReason::kScoreboard;
-      w.scoreboard_blocked = true;
-      return false;
-    }
+  if (!ready_to_issue(w, slot, ti, why)) return false;
   const uint32_t sc = slot % spec_.subcores;
   uint32_t latency = 0, bank_extra = 0;
   const bool memory = ti.kind == InstKind::kMemory;
-  if (ti.kind == InstKind::kMemBarrier && w.outstanding_memory > 0) {
-    why = StallReason::kMemory;
-    return false;
-  }
-  if (ti.kind == InstKind::kDepBar) {
-    // DEPBAR.LE SB0, N: at most N closed LDGSTS groups may still be in flight.
-    const uint32_t allowed = ti.immediate > 0 ? uint32_t(ti.immediate) : 0;
-    uint32_t in_flight = 0;
-    for (uint32_t back = 1; back <= std::min(w.groups_closed, kCopyGroups); ++back)
-      in_flight += w.group_pending[(w.groups_closed - back) % kCopyGroups] > 0;
-    if (in_flight > allowed) {
-      why = StallReason::kMemory;
-      return false;
-    }
-  }
   if (memory) {
-    if (units_used & 1u) {  // one memory instruction per scheduler per cycle
-      why = StallReason::kMemory;
-      return false;
-    }
-    if (ldst_cycle_ != now) {
-      ldst_cycle_ = now;
-      ldst_issued_this_cycle_ = 0;
-    }
-    if (ldst_free_at_ > now || ldst_issued_this_cycle_ >= spec_.ldst_issue_per_cycle || (l1_ && !l1_->can_accept())) {
+    // One memory instruction per scheduler per cycle, into the shared LD/ST unit.
+    if ((units_used & 1u) || !ldst_.can_issue(now)) {
       why = StallReason::kMemory;
       return false;
     }
@@ -281,53 +120,35 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
     const bool control = ti.kind == InstKind::kBranch || ti.kind == InstKind::kExit || ti.kind == InstKind::kBarrier;
     latency = control ? spec_.branch_latency : 1;
   } else {
-    const UnitSpec& u = spec_.units[ti.unit];
-    if (units_used & (2u << ti.unit)) {  // dual issue needs different unit classes
+    // Dual issue needs different unit classes; an operand collector unit
+    // gathers the sources; a pipeline of the class must accept.
+    size_t pipe = ExecutionUnits::kNone;
+    if (!(units_used & (2u << ti.unit)) && collectors_.available(sc, now))
+      pipe = units_.free_pipeline(sc, ti.unit, now);
+    if (pipe == ExecutionUnits::kNone) {
       why = StallReason::kUnitBusy;
       return false;
     }
-    // An operand collector unit gathers the sources: busy 1 cycle plus one per bank conflict.
-    std::vector<uint64_t>& collectors = collector_free_at_[sc];
-    auto collector = std::find_if(collectors.begin(), collectors.end(), [now](uint64_t t) { return t <= now; });
-    if (collector == collectors.end()) {
-      why = StallReason::kUnitBusy;
-      return false;
-    }
-    const size_t base = unit_first_pipe_[ti.unit];
-    std::vector<uint64_t>& free_at = unit_free_at_[sc];
-    size_t pipe = SIZE_MAX;
-    for (size_t p = base; p < base + std::max(u.per_subcore, 1u); ++p)
-      if (free_at[p] <= now) {
-        pipe = p;
-        break;
-      }
-    if (pipe == SIZE_MAX) {
-      why = StallReason::kUnitBusy;
-      return false;
-    }
-    free_at[pipe] = now + u.initiation;
-    bank_extra = register_bank_extra(ti);
-    *collector = now + 1 + bank_extra;
+    units_.occupy(sc, pipe, ti.unit, now);
+    bank_extra = collectors_.collect(sc, now, ti);
     units_used |= 2u << ti.unit;
-    latency = u.latency;
+    latency = spec_.units[ti.unit].latency;
     ++stats_.unit_issues[ti.unit];
   }
 
   // Issue.
   const WarpInstruction& wi = w.trace->insts[w.next_issue];
-  if (observer_) observer_(now, w.trace->warp_id, blocks_[w.block].trace->id, w.next_issue);
+  if (observer_) observer_(now, w.trace->warp_id, slots_.trace(w.block)->id, w.next_issue);
   ++w.next_issue;
   if (w.next_issue < w.trace->insts.size()) w.next_static = w.trace->insts[w.next_issue].static_id;
   ++stats_.warp_insts;
   stats_.thread_insts += std::popcount(wi.active_mask);
-  last_issued_[sc] = slot;
+  schedulers_[sc]->issued(slot);
   switch (ti.kind) {
-    case InstKind::kBarrier: {
-      Block& b = blocks_[w.block];
+    case InstKind::kBarrier:
       w.at_barrier = true;
-      if (++b.at_barrier == b.live_warps) barrier_releases_.push_back(w.block);
+      slots_.arrive_at_barrier(w.block);
       break;
-    }
     case InstKind::kMemBarrier:
       w.waiting_membar = w.outstanding_memory > 0;
       break;
@@ -344,125 +165,28 @@ bool Sm::try_issue(Warp& w, uint32_t slot, uint64_t now, uint32_t& units_used, S
       break;
   }
   if (memory) {
-    execute_memory(w, slot, ti, wi, now);
+    ldst_.issue(w, slot, ti, wi, scoreboard_, now);
   } else {
     stats_.reg_bank_conflicts += bank_extra;
     if (ti.num_dsts > 0) {
-      for (uint32_t i = 0; i < ti.num_dsts; ++i) w.pending.set(ti.dsts[i]);
+      scoreboard_.reserve(slot, ti);
       ++w.outstanding;
-      pending_.push(Writeback{now + latency + bank_extra, wb_seq_++, slot, &ti, false, kNoGroup});
+      writebacks_.push(now + latency + bank_extra, slot, &ti, false, kNoCopyGroup);
     }
   }
   finish_warp_if_done(slot);
   return true;
 }
 
-void Sm::execute_memory(Warp& w, uint32_t slot, const TimedInstruction& ti, const WarpInstruction& wi, uint64_t now) {
-  ++stats_.mem_insts;
-  ++ldst_issued_this_cycle_;
-  // Constant loads (LDC) and the like come without addresses in traces.
-  const std::span<const uint64_t> lanes =
-      ti.has_addresses ? std::span<const uint64_t>(w.trace->addrs.data() + wi.addr_begin, size_t(std::popcount(wi.active_mask)))
-                       : std::span<const uint64_t>();
-  uint32_t busy = 1;
-  uint64_t done = now + spec_.perfect_memory_latency;
-  switch (ti.space) {
-    case MemSpace::kShared: {
-      ++stats_.shared_requests;
-      const uint32_t waves = shared_memory_wavefronts(lanes, ti.access_bytes, spec_.shared_banks, spec_.shared_bank_bytes);
-      busy = std::max(1u, waves);
-      stats_.shared_bank_conflicts += busy - 1;
-      done = now + spec_.shared_latency + (busy - 1);
-      break;
-    }
-    case MemSpace::kConst:
-      ++stats_.const_requests;
-      break;
-    default: {
-      coalesced_.clear();
-      coalesce(lanes, wi.active_mask, ti.access_bytes, spec_.coalesce_threads, coalesced_);
-      const uint32_t sectors = uint32_t(coalesced_.size());
-      const bool global = ti.space == MemSpace::kGlobal || ti.space == MemSpace::kGeneric ||
-                          ti.space == MemSpace::kGlobalToShared || ti.space == MemSpace::kTexture;
-      const bool atomic = ti.op == MemOp::kAtomic || ti.op == MemOp::kReduction;
-      const bool store = ti.op == MemOp::kStore;
-      if (atomic) {
-        ++stats_.atomic_requests;
-      } else if (ti.space == MemSpace::kLocal) {
-        stats_.local_sectors += sectors;
-      } else if (global && store) {
-        ++stats_.global_st_requests;
-        stats_.global_st_sectors += sectors;
-      } else if (global) {
-        ++stats_.global_ld_requests;
-        stats_.global_ld_sectors += sectors;
-      }
-      if (l1_ && sectors > 0) {
-        // Through the L1: the instruction completes when every sector access has.
-        uint32_t token;
-        if (free_tokens_.empty()) {
-          token = uint32_t(inflight_.size());
-          inflight_.emplace_back();
-        } else {
-          token = free_tokens_.back();
-          free_tokens_.pop_back();
-        }
-        uint32_t group = kNoGroup;
-        if (ti.space == MemSpace::kGlobalToShared) {
-          group = w.groups_closed % kCopyGroups;
-          ++w.group_pending[group];
-        }
-        inflight_[token] = InflightAccess{slot, &ti, group, sectors, now + 1};
-        const bool cached = l1d_caches(ti.space);
-        const L1Access kind = atomic ? L1Access::kAtomic
-                              : store ? L1Access::kStore
-                              : cached ? L1Access::kLoad
-                                       : L1Access::kLoadBypass;
-        l1_->begin(token, kind, global && !store && !atomic, coalesced_);
-        for (uint32_t i = 0; i < ti.num_dsts; ++i) w.pending.set(ti.dsts[i]);
-        ++w.outstanding;
-        ++w.outstanding_memory;
-        return;
-      }
-      break;
-    }
-  }
-  ldst_free_at_ = now + busy;
-  for (uint32_t i = 0; i < ti.num_dsts; ++i) w.pending.set(ti.dsts[i]);
-  ++w.outstanding;
-  ++w.outstanding_memory;
-  uint32_t group = kNoGroup;
-  if (ti.space == MemSpace::kGlobalToShared) {
-    group = w.groups_closed % kCopyGroups;
-    ++w.group_pending[group];
-  }
-  pending_.push(Writeback{done, wb_seq_++, slot, &ti, true, group});
-}
-
-bool Sm::l1d_caches(MemSpace space) const {
-  // Local memory and the texture / read-only path always cache in L1; global loads when l1d.cache_global.
-  return space == MemSpace::kLocal || space == MemSpace::kTexture || l1_->caches_global();
-}
-
-void Sm::access_done(uint32_t token, uint64_t cycle) {
-  InflightAccess& a = inflight_[token];
-  a.ready = std::max(a.ready, cycle);
-  if (--a.remaining > 0) return;
-  pending_.push(Writeback{a.ready, wb_seq_++, a.warp, a.inst, true, a.copy_group});
-  sleep_until_ = std::min(sleep_until_, a.ready);  // a new timed event
-  free_tokens_.push_back(token);
-}
-
 void Sm::writeback(uint64_t now) {
-  while (!pending_.empty() && pending_.top().cycle <= now) {
-    const Writeback wb = pending_.top();
-    pending_.pop();
-    Warp& w = warps_[wb.warp];
-    for (uint32_t i = 0; i < wb.inst->num_dsts; ++i) w.pending.reset(wb.inst->dsts[i]);
+  while (writebacks_.due(now)) {
+    const Writeback wb = writebacks_.pop();
+    WarpState& w = warps_[wb.warp];
+    scoreboard_.release(wb.warp, *wb.inst);
     w.scoreboard_blocked = false;
     --w.outstanding;
     if (wb.memory) --w.outstanding_memory;
-    if (wb.copy_group != kNoGroup) --w.group_pending[wb.copy_group];
+    if (wb.copy_group != kNoCopyGroup) --w.group_pending[wb.copy_group];
     finish_warp_if_done(wb.warp);
   }
 }
@@ -471,11 +195,10 @@ void Sm::issue(uint32_t sc, uint64_t now) {
   uint32_t issued = 0, units_used = 0, considered = 0;
   StallReason first_reason = StallReason::kIdle;
   bool have_reason = false;
-  // Offers warp `slot` the issue slot; false once the scheduler is done for the cycle.
-  auto offer = [&](uint32_t slot) {
-    if (issued >= spec_.issue_width) return false;
-    Warp& w = warps_[slot];
-    if (!w.active) return true;
+  schedulers_[sc]->order(warps_, candidates_);
+  for (uint32_t slot : candidates_) {
+    if (issued >= spec_.issue_width) break;
+    WarpState& w = warps_[slot];
     ++considered;
     StallReason why = StallReason::kIdle;
     if (w.scoreboard_blocked && !w.at_barrier && w.next_issue < w.next_fetch && w.fetch_ready <= now) {
@@ -483,27 +206,12 @@ void Sm::issue(uint32_t sc, uint64_t now) {
       why = StallReason::kScoreboard;
     } else if (try_issue(w, slot, now, units_used, why)) {
       ++issued;
-      return true;
+      continue;
     }
     if (!have_reason) {
       first_reason = why;
       have_reason = true;
     }
-    return true;
-  };
-  if (spec_.scheduler == WarpSchedulerPolicy::kLrr) {
-    // Loose round robin: the sub-core's slots in order, starting after the last issuer.
-    const uint32_t per = (spec_.max_warps - sc + spec_.subcores - 1) / spec_.subcores;
-    const uint32_t last = last_issued_[sc];
-    uint32_t k = last == UINT32_MAX ? 0 : (last - sc) / spec_.subcores + 1;
-    for (uint32_t i = 0; i < per; ++i, ++k) {
-      if (k >= per) k = 0;
-      if (!offer(sc + k * spec_.subcores)) break;
-    }
-  } else {
-    order_candidates(sc);
-    for (uint32_t slot : candidates_[sc])
-      if (!offer(slot)) break;
   }
   if (considered == 0) first_reason = StallReason::kIdle;
   if (issued == 0) ++stats_.stalls[size_t(first_reason)];
@@ -512,64 +220,64 @@ void Sm::issue(uint32_t sc, uint64_t now) {
 
 bool Sm::tick(uint64_t now) {
   if (offered_.block) accept(offered_.launch, std::move(offered_.block), offered_.now);  // (moved from: null again)
-  if (resident_blocks_ == 0) return false;
+  if (!busy()) return false;
   ++stats_.cycles_active;
-  stats_.warps_active_sum += resident_warps_;
-  if (l1_ && l1_->has_work()) l1_->cycle(now, stats_, [this](uint32_t token, uint64_t cycle) { access_done(token, cycle); });
-  const bool wrote_back = !pending_.empty() && pending_.top().cycle <= now;
+  stats_.warps_active_sum += slots_.resident_warps();
+  if (ldst_.port_has_work()) {
+    ldst_.cycle(now);
+    sleep_until_ = std::min(sleep_until_, writebacks_.next_cycle());  // completions are new timed events
+  }
+  const bool wrote_back = writebacks_.due(now);
   writeback(now);
   release_barriers();
-  const bool l1_accepts = l1_ && l1_->can_accept();
-  if (!wrote_back && now < sleep_until_ && l1_accepts == l1_accepted_when_slept_) {
+  const bool port_accepts = ldst_.port_accepts();
+  if (!wrote_back && now < sleep_until_ && port_accepts == port_accepted_when_slept_) {
     // Issue and fetch would repeat the last evaluated cycle exactly: repeat its stalls.
     for (uint32_t sc = 0; sc < spec_.subcores; ++sc) ++stats_.stalls[size_t(last_stall_[sc])];
     return true;
   }
-  const uint64_t issued_before = stats_.warp_insts, fetches_before = fetch_attempts_;
+  const uint64_t issued_before = stats_.warp_insts, fetches_before = fetch_.attempts();
   // Sub-cores share the LD/ST unit; the one that tries first rotates every
   // cycle (fair memory issue, papers/volta-memory-system.txt Table II).
   const uint32_t first = uint32_t(now % spec_.subcores);
   for (uint32_t i = 0; i < spec_.subcores; ++i) issue((first + i) % spec_.subcores, now);
-  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch(sc, now);
+  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch_.fetch(sc, now, warps_, *program_);
   const bool changed =
-      stats_.warp_insts != issued_before || fetch_attempts_ != fetches_before || !barrier_releases_.empty();
+      stats_.warp_insts != issued_before || fetch_.attempts() != fetches_before || slots_.barriers_opened();
   sleep_until_ = changed || !spec_.gating ? 0 : next_timed_event(now);
-  l1_accepted_when_slept_ = l1_ && l1_->can_accept();
+  port_accepted_when_slept_ = ldst_.port_accepts();
   return true;
 }
 
 uint64_t Sm::quiet_until(uint64_t now) const {
-  if (resident_blocks_ == 0) return UINT64_MAX;
+  if (!busy()) return UINT64_MAX;
   // The conditions under which tick() repeats the last evaluated cycle.
-  if (sleep_until_ <= now + 1 || !barrier_releases_.empty()) return now + 1;
-  if (l1_ && (l1_->has_work() || l1_->can_accept() != l1_accepted_when_slept_)) return now + 1;
-  uint64_t until = sleep_until_;
-  if (!pending_.empty()) until = std::min(until, pending_.top().cycle);
+  if (sleep_until_ <= now + 1 || slots_.barriers_opened()) return now + 1;
+  if (ldst_.port_has_work() || ldst_.port_accepts() != port_accepted_when_slept_) return now + 1;
+  const uint64_t until = std::min(sleep_until_, writebacks_.next_cycle());
   return std::max(until, now + 1);
 }
 
 void Sm::skip_quiet_cycles(uint64_t cycles) {
-  if (resident_blocks_ == 0) return;
+  if (!busy()) return;
   stats_.cycles_active += cycles;
-  stats_.warps_active_sum += cycles * resident_warps_;
+  stats_.warps_active_sum += cycles * slots_.resident_warps();
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) stats_.stalls[size_t(last_stall_[sc])] += cycles;
 }
 
 uint64_t Sm::next_timed_event(uint64_t now) const {
-  uint64_t next = pending_.empty() ? UINT64_MAX : pending_.top().cycle;
+  uint64_t next = writebacks_.next_cycle();
   auto later = [&](uint64_t t) {
     if (t > now && t < next) next = t;
   };
-  for (const Warp& w : warps_)
+  for (const WarpState& w : warps_)
     if (w.active) {
       later(w.fetch_blocked_until);
       later(w.fetch_ready);
     }
-  for (const auto& pipes : unit_free_at_)
-    for (uint64_t t : pipes) later(t);
-  for (const auto& collectors : collector_free_at_)
-    for (uint64_t t : collectors) later(t);
-  later(ldst_free_at_);
+  units_.for_each_free_at(later);
+  collectors_.for_each_free_at(later);
+  later(ldst_.free_at());
   return next;
 }
 
@@ -577,19 +285,20 @@ SmStats Sm::take_stats() {
   SmStats s = std::move(stats_);
   stats_ = SmStats();
   stats_.unit_issues.assign(spec_.units.size(), 0);
+  s.l1 = ldst_.take_port_stats();
   return s;
 }
 
 std::vector<std::string> Sm::describe_stuck_warps() const {
   std::vector<std::string> out;
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
-    const Warp& w = warps_[slot];
+    const WarpState& w = warps_[slot];
     if (!w.active) continue;
-    const Block& b = blocks_[w.block];
+    const BlockTrace* block = slots_.trace(w.block);
     char line[256];
     const char* state = w.at_barrier ? "at barrier" : w.waiting_membar ? "at MEMBAR" : w.outstanding ? "waiting for results" : "ready";
     std::snprintf(line, sizeof line, "sm %u block %s warp %u: instruction %u of %zu, %s, %u results outstanding", id_,
-                  b.trace ? b.trace->id.str().c_str() : "?", w.trace->warp_id, w.next_issue, w.trace->insts.size(), state,
+                  block ? block->id.str().c_str() : "?", w.trace->warp_id, w.next_issue, w.trace->insts.size(), state,
                   w.outstanding);
     out.emplace_back(line);
   }

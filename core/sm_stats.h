@@ -1,10 +1,14 @@
 #pragma once
 // Counters owned by one SM. Integers only; shards are summed in SM id order
 // and every derived (floating-point) figure is computed from the merged sums.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "core/l1_stats.h"
+#include "memsys/stat_fields.h"
 
 namespace lockstep {
 
@@ -33,22 +37,44 @@ struct SmStats {
   uint64_t global_st_requests = 0;
   uint64_t global_st_sectors = 0;
   uint64_t local_sectors = 0;
-  uint64_t global_ld_hit_sectors = 0;  // global load sectors that hit in L1D
-  uint64_t l1_miss_sectors = 0;        // sectors the L1D requested from the L2 (loads)
-  uint64_t l1_fill_sectors = 0;        // sectors allocated in the L1D on fill
-  uint64_t l1_mshr_merges = 0;         // load misses merged into an outstanding sector
-  uint64_t l1_reservation_fails = 0;   // cycles the L1D could not take an access (MSHR or miss queue full)
   uint64_t const_requests = 0;
   uint64_t atomic_requests = 0;
   uint64_t reg_bank_conflicts = 0;     // extra operand-read cycles
   uint64_t icache_hits = 0;
   uint64_t icache_misses = 0;
   uint64_t exit_then_more = 0;         // warps whose trace continues after a full-mask EXIT
+  // Beside the field list: counters per unit class and per stall reason, and the L1's counters.
   std::vector<uint64_t> unit_issues;   // per unit class (SmSpec::units order)
   uint64_t stalls[size_t(StallReason::kCount)] = {};
+  L1Stats l1;                          // the L1 data cache's (Sm::take_stats fills them in)
+
+  static constexpr auto fields() {
+    return std::to_array<StatField<SmStats>>({
+        {"smsp__inst_executed.sum", &SmStats::warp_insts},
+        {"smsp__thread_inst_executed.sum", &SmStats::thread_insts},
+        {"sm__ctas_launched.sum", &SmStats::blocks_launched},
+        {"sm__cycles_active.sum", &SmStats::cycles_active},
+        {"sm__warps_active.sum", &SmStats::warps_active_sum},
+        {"smsp__inst_executed_op_memory.sum", &SmStats::mem_insts},
+        {"l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", &SmStats::shared_requests},
+        {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", &SmStats::shared_bank_conflicts},
+        {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", &SmStats::global_ld_requests},
+        {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", &SmStats::global_ld_sectors},
+        {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", &SmStats::global_st_requests},
+        {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", &SmStats::global_st_sectors},
+        {"l1tex__t_sectors_pipe_lsu_mem_local.sum", &SmStats::local_sectors},
+        {"lockstep__const_requests", &SmStats::const_requests},
+        {"lockstep__atomic_requests", &SmStats::atomic_requests},
+        {"lockstep__register_bank_conflict_cycles", &SmStats::reg_bank_conflicts},
+        {"lockstep__icache_hits", &SmStats::icache_hits},
+        {"lockstep__icache_misses", &SmStats::icache_misses},
+        {"lockstep__warps_continuing_after_exit", &SmStats::exit_then_more},
+    });
+  }
 
   SmStats& operator+=(const SmStats& o);
-  // Visits every counter with its stable name (unit classes as "unit.<NAME>").
+  // Visits every counter with its stable name (unit classes as "lockstep__issued.<NAME>"),
+  // in the statistics files' order: the L1's counters among the LD/ST ones.
   void for_each(const std::vector<std::string>& unit_names,
                 const std::function<void(const std::string&, uint64_t)>& visit) const;
 };

@@ -17,13 +17,18 @@ std::unique_ptr<MemoryModel> build_cycle(const GpuSpec& spec, const ClockDomains
   timing.icnt_edges_per_core_cycle = clocks.max_edges_per_core_cycle(ClockDomain::kIcnt);
   timing.l2_edges_per_core_cycle = clocks.max_edges_per_core_cycle(ClockDomain::kL2);
   auto memory = std::make_unique<MemorySystem>(spec.memory, spec.sms, spec.sms_per_cluster, timing);
-  for (uint32_t i = 0; i < sms.size(); ++i)
-    sms[i]->attach_memory(spec.memory.l1d, &memory->request_port(i), &memory->reply_port(i));
+  // Each SM's LD/ST unit talks to its L1 data cache, in front of the SM's ports.
+  for (uint32_t i = 0; i < sms.size(); ++i) {
+    L1DataCache l1(i, spec.memory.l1d, spec.sm.unified_l1_shared_kb, spec.sm.ldst_queue_entries);
+    l1.connect(&memory->request_port(i), &memory->reply_port(i));
+    sms[i]->attach_memory(std::move(l1));
+  }
   return memory;
 }
 
-// An SM without memory attached answers its accesses after sm.perfect_memory_latency.
-std::unique_ptr<MemoryModel> build_perfect(const GpuSpec&, const ClockDomains&, std::vector<std::unique_ptr<Sm>>&) {
+// Every SM's accesses complete sm.perfect_memory_latency after issue; nothing below the SMs.
+std::unique_ptr<MemoryModel> build_perfect(const GpuSpec& spec, const ClockDomains&, std::vector<std::unique_ptr<Sm>>& sms) {
+  for (const auto& sm : sms) sm->attach_memory(FixedLatencyPort(spec.sm.perfect_memory_latency));
   return std::make_unique<FixedLatencyMemory>();
 }
 

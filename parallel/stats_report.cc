@@ -22,7 +22,7 @@ std::vector<StatValue> derive(const SimulationReport& r, const SmStats& s, const
   if (theoretical_occupancy >= 0) real("sm__maximum_warps_per_active_cycle_pct", 100.0 * theoretical_occupancy);
   m.for_each(integer);
   auto pct = [](uint64_t part, uint64_t whole) { return whole ? 100.0 * double(part) / double(whole) : 0.0; };
-  real("l1tex__t_sector_hit_rate.pct", pct(s.global_ld_hit_sectors, s.global_ld_sectors));
+  real("l1tex__t_sector_hit_rate.pct", pct(s.l1.global_ld_hit_sectors, s.global_ld_sectors));
   real("lts__t_sector_op_read_hit_rate.pct", pct(m.l2_read_hits, m.l2_read_sectors));
   // DRAM: data-bus busy share of the elapsed DRAM cycles of all channels, and bytes per second.
   const double seconds = r.clocks.core_mhz > 0 ? double(cycles) / (r.clocks.core_mhz * 1e6) : 0.0;

@@ -13,18 +13,6 @@
 namespace lockstep::config {
 namespace {
 
-const char* scheduler_name(WarpSchedulerPolicy policy) {
-  switch (policy) {
-    case WarpSchedulerPolicy::kLrr:
-      return "lrr";
-    case WarpSchedulerPolicy::kGto:
-      return "gto";
-    case WarpSchedulerPolicy::kTwoLevel:
-      return "two_level";
-  }
-  return "?";
-}
-
 template <class T>
 auto sm(T SmSpec::*field) {
   return member(&GpuSpec::sm, field);
@@ -60,8 +48,7 @@ void register_sm_keys(ConfigSchema& s) {
   s.field("sm.subcores", sm(&SmSpec::subcores),
           "sub-cores (processing blocks): a warp scheduler, a register file slice and units each");
   s.enumeration("sm.scheduler", sm(&SmSpec::scheduler), "warp scheduling policy of each sub-core",
-                std::vector{WarpSchedulerPolicy::kLrr, WarpSchedulerPolicy::kGto, WarpSchedulerPolicy::kTwoLevel},
-                scheduler_name);
+                warp_scheduler_policies(), warp_scheduler_name);
   s.field("sm.two_level_active_warps", sm(&SmSpec::two_level_active_warps),
           "warps in the active set of each scheduler under the two_level policy");
   s.field("sm.issue_width", sm(&SmSpec::issue_width),

@@ -7,6 +7,19 @@
 #include "configs/spec/spec_check.h"
 
 namespace lockstep {
+
+std::vector<WarpSchedulerPolicy> warp_scheduler_policies() {
+  return {WarpSchedulerPolicy::kLrr, WarpSchedulerPolicy::kGto, WarpSchedulerPolicy::kTwoLevel};
+}
+
+const char* warp_scheduler_name(WarpSchedulerPolicy policy) {
+  switch (policy) {
+    case WarpSchedulerPolicy::kLrr: return "lrr";
+    case WarpSchedulerPolicy::kGto: return "gto";
+    case WarpSchedulerPolicy::kTwoLevel: return "two_level";
+  }
+  return "?";
+}
 namespace {
 
 using spec::at_least;

@@ -20,6 +20,10 @@ struct UnitSpec {
 };
 
 enum class WarpSchedulerPolicy { kLrr, kGto, kTwoLevel };
+// The policies in the order the key's documentation lists them, and their
+// spellings in sm.scheduler (core/sm/warp_scheduler_registry.cc builds each).
+std::vector<WarpSchedulerPolicy> warp_scheduler_policies();
+const char* warp_scheduler_name(WarpSchedulerPolicy policy);  // "?" for a value not listed
 
 // Keys sm.*: sm_keys.cc.
 struct SmSpec {

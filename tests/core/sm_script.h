@@ -149,7 +149,9 @@ class Script {
     Sm sm(0, spec_);
     PortClock port_clock;  // stays at 0: settle() below publishes everything each cycle
     LatchedQueue<MemPacket> to_memory(l1d.miss_queue, &port_clock), from_memory(32, &port_clock);
-    sm.attach_memory(l1d, &to_memory, &from_memory);
+    L1DataCache l1(sm.id(), l1d, spec_.unified_l1_shared_kb, spec_.ldst_queue_entries);
+    l1.connect(&to_memory, &from_memory);
+    sm.attach_memory(std::move(l1));
     if (issues)
       sm.set_issue_observer([issues](uint64_t c, uint32_t w, const Dim3&, uint32_t i) { issues->push_back({c, w, i}); });
     KernelLaunch l;

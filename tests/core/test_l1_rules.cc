@@ -62,7 +62,7 @@ TEST(L1Rules, CoalescerMicrobenchmarkSectorReadsPerWarp) {
     }
     EXPECT_EQ(s.stats().global_ld_sectors, pairs.size()) << "stride " << stride;
     EXPECT_EQ(reads(log), sectors.size()) << "stride " << stride;
-    EXPECT_EQ(s.stats().l1_mshr_merges, pairs.size() - sectors.size()) << "stride " << stride;
+    EXPECT_EQ(s.stats().l1.mshr_merges, pairs.size() - sectors.size()) << "stride " << stride;
     measured[stride] = s.stats().global_ld_sectors;
   }
   EXPECT_EQ(measured[1], 32u);
@@ -95,8 +95,8 @@ TEST(L1Rules, EvictionIsPerLineFillsArePerSector) {
   EXPECT_EQ(log.requests[1].addr, 0x1020u);
   EXPECT_EQ(log.requests[2].addr, 0x2000u);
   EXPECT_EQ(log.requests[3].addr, 0x1020u);
-  EXPECT_EQ(s.stats().global_ld_hit_sectors, 2u);
-  EXPECT_EQ(s.stats().l1_fill_sectors, 4u);
+  EXPECT_EQ(s.stats().l1.global_ld_hit_sectors, 2u);
+  EXPECT_EQ(s.stats().l1.fill_sectors, 4u);
 }
 
 // Streaming: misses take MSHRs, not lines, so a one-line L1 keeps sending
@@ -115,10 +115,10 @@ TEST(L1Rules, StreamingL1KeepsIssuingMissesWhenTheDataArrayIsFull) {
   const SmStats a = run(64, many), b = run(4, few);
   ASSERT_EQ(reads(many), 16u);
   EXPECT_LT(many.request_cycles.back(), 1000u);  // all sixteen out before the first reply
-  EXPECT_EQ(a.l1_reservation_fails, 0u);
+  EXPECT_EQ(a.l1.reservation_fails, 0u);
   ASSERT_EQ(reads(few), 16u);
   EXPECT_GT(few.request_cycles[4], 1000u);  // the fifth waits for an MSHR
-  EXPECT_GT(b.l1_reservation_fails, 0u);
+  EXPECT_GT(b.l1.reservation_fails, 0u);
 }
 
 // A miss to a sector already outstanding merges into its MSHR entry.
@@ -130,7 +130,7 @@ TEST(L1Rules, MissesToAnOutstandingSectorMerge) {
   Script::MemoryLog log;
   s.run_with_memory(b, small_l1(4, 4), 200, &log);
   EXPECT_EQ(reads(log), 1u);
-  EXPECT_EQ(s.stats().l1_mshr_merges, 1u);
+  EXPECT_EQ(s.stats().l1.mshr_merges, 1u);
 }
 
 // Global stores write through to the L2 and never allocate in the L1.
@@ -145,7 +145,7 @@ TEST(L1Rules, StoresWriteThroughWithoutAllocating) {
   EXPECT_EQ(log.requests[0].type, MemPacketType::kWrite);
   EXPECT_EQ(log.requests[0].byte_mask, 0xffffffffu);  // 8 threads x 4 B: the whole sector
   EXPECT_EQ(log.requests[1].type, MemPacketType::kRead);  // the store did not allocate
-  EXPECT_EQ(s.stats().global_ld_hit_sectors, 0u);
+  EXPECT_EQ(s.stats().l1.global_ld_hit_sectors, 0u);
 }
 
 // Atomics bypass the L1 and execute below it.

@@ -87,7 +87,7 @@ TEST(MemorySystem, EveryRealTraceReportsTheMemoryCounters) {
       sm += k.stats;
     }
     // Every global load sector the L1 missed reached the L2 through the crossbar, and came back.
-    EXPECT_EQ(total.l2_read_sectors, sm.l1_miss_sectors);
+    EXPECT_EQ(total.l2_read_sectors, sm.l1.miss_sectors);
     EXPECT_EQ(total.icnt_request_packets, total.icnt_reply_packets);
     EXPECT_EQ(total.icnt_request_packets, total.l2_read_sectors + total.l2_write_sectors + total.l2_atomic_sectors);
   }

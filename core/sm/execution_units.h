@@ -1,0 +1,44 @@
+#pragma once
+// The execution units of each sub-core: per unit class (SmSpec::units) its
+// pipelines; a pipeline that accepts an instruction at t accepts the next at
+// t + initiation. Results come back after the class's latency (writeback).
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "configs/spec/sm_spec.h"
+
+namespace lockstep {
+
+class ExecutionUnits {
+ public:
+  static constexpr size_t kNone = SIZE_MAX;
+  explicit ExecutionUnits(const SmSpec& spec);
+
+  // The first pipeline of class `unit` in sub-core `subcore` that accepts at `now`, else kNone.
+  size_t free_pipeline(uint32_t subcore, uint32_t unit, uint64_t now) const {
+    const size_t base = first_pipe_[unit], end = base + pipes_[unit];
+    const std::vector<uint64_t>& free_at = free_at_[subcore];
+    for (size_t p = base; p < end; ++p)
+      if (free_at[p] <= now) return p;
+    return kNone;
+  }
+  // An instruction enters `pipeline` at `now`.
+  void occupy(uint32_t subcore, size_t pipeline, uint32_t unit, uint64_t now) {
+    free_at_[subcore][pipeline] = now + spec_.units[unit].initiation;
+  }
+  // Calls f(cycle) with the cycle each pipeline accepts again.
+  template <typename F>
+  void for_each_free_at(F&& f) const {
+    for (const std::vector<uint64_t>& pipes : free_at_)
+      for (uint64_t t : pipes) f(t);
+  }
+
+ private:
+  const SmSpec& spec_;
+  std::vector<uint32_t> first_pipe_;            // unit class -> its first pipeline index
+  std::vector<uint32_t> pipes_;                 // unit class -> its pipelines (at least 1)
+  std::vector<std::vector<uint64_t>> free_at_;  // [subcore][pipeline]: cycle it accepts again
+};
+
+}  // namespace lockstep

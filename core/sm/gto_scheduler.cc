@@ -1,0 +1,14 @@
+#include "core/sm/gto_scheduler.h"
+
+#include <algorithm>
+
+namespace lockstep {
+
+void GtoScheduler::order(std::span<const WarpState> warps, std::vector<uint32_t>& order) const {
+  order.assign(active_.begin(), active_.end());
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return warps[a].age < warps[b].age; });
+  auto it = std::find(order.begin(), order.end(), last_issued_);
+  if (it != order.end()) std::rotate(order.begin(), it, it + 1);
+}
+
+}  // namespace lockstep

@@ -1,0 +1,32 @@
+#include "core/sm/operand_collector.h"
+
+#include <algorithm>
+
+namespace lockstep {
+
+OperandCollector::OperandCollector(const SmSpec& spec) : spec_(spec) {
+  free_at_.assign(spec.subcores, std::vector<uint64_t>(std::max(spec.collector_units, 1u), 0));
+}
+
+uint32_t OperandCollector::collect(uint32_t subcore, uint64_t now, const TimedInstruction& ti) {
+  std::vector<uint64_t>& units = free_at_[subcore];
+  auto unit = std::find_if(units.begin(), units.end(), [now](uint64_t t) { return t <= now; });
+  const uint32_t extra = bank_conflict_cycles(ti);
+  *unit = now + 1 + extra;
+  return extra;
+}
+
+uint32_t OperandCollector::bank_conflict_cycles(const TimedInstruction& ti) const {
+  uint8_t reads[64] = {};
+  uint32_t worst = 0;
+  const uint32_t banks = std::clamp(spec_.reg_banks, 1u, 64u);
+  for (uint32_t i = 0; i < ti.num_srcs; ++i) {
+    if (ti.srcs[i] >= 256) continue;
+    bool repeat = false;
+    for (uint32_t j = 0; j < i; ++j) repeat |= ti.srcs[j] == ti.srcs[i];
+    if (!repeat) worst = std::max<uint32_t>(worst, ++reads[ti.srcs[i] % banks]);
+  }
+  return worst > 1 ? worst - 1 : 0;
+}
+
+}  // namespace lockstep

@@ -1,0 +1,42 @@
+#pragma once
+// The operand collector of each sub-core: collector units gather an
+// instruction's source operands from the register-file banks. A unit is busy
+// one cycle plus one per bank conflict (each bank delivers one operand per
+// cycle); the conflict cycles also delay the result.
+#include <cstdint>
+#include <vector>
+
+#include "core/kernel_program.h"
+#include "configs/spec/sm_spec.h"
+
+namespace lockstep {
+
+class OperandCollector {
+ public:
+  explicit OperandCollector(const SmSpec& spec);
+
+  // A collector unit of `subcore` is free at `now`.
+  bool available(uint32_t subcore, uint64_t now) const {
+    for (uint64_t t : free_at_[subcore])
+      if (t <= now) return true;
+    return false;
+  }
+  // Claims the first free unit of `subcore` (requires available()) for `ti`;
+  // returns the bank-conflict cycles it costs.
+  uint32_t collect(uint32_t subcore, uint64_t now, const TimedInstruction& ti);
+  // Extra cycles reading `ti`'s sources takes: uniform and predicate registers
+  // are not in the vector banks, and an operand named twice is read once.
+  uint32_t bank_conflict_cycles(const TimedInstruction& ti) const;
+  // Calls f(cycle) with the cycle each collector unit is free again.
+  template <typename F>
+  void for_each_free_at(F&& f) const {
+    for (const std::vector<uint64_t>& units : free_at_)
+      for (uint64_t t : units) f(t);
+  }
+
+ private:
+  const SmSpec& spec_;
+  std::vector<std::vector<uint64_t>> free_at_;  // [subcore][collector unit]
+};
+
+}  // namespace lockstep

@@ -1,0 +1,42 @@
+#pragma once
+// The warp scheduler of one sub-core: each cycle it orders the sub-core's
+// resident warps (slots subcore, subcore + subcores, ...; told as they arrive
+// and leave); issue offers them
+// the issue slots in that order. One class per policy (lrr_scheduler.h,
+// gto_scheduler.h, two_level_scheduler.h); warp_scheduler_registry.h maps
+// the names of sm.scheduler to them. Called once per sub-core per cycle.
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/sm/warp_state.h"
+#include "configs/spec/sm_spec.h"
+
+namespace lockstep {
+
+class WarpScheduler {
+ public:
+  WarpScheduler(const SmSpec& spec, uint32_t subcore)
+      : spec_(spec), subcore_(subcore) {
+    active_.reserve((spec.max_warps - subcore + spec.subcores - 1) / spec.subcores);
+  }
+  virtual ~WarpScheduler() = default;
+
+  // The sub-core's active warp slots in this cycle's issue order (into `order`, cleared first).
+  virtual void order(std::span<const WarpState> warps, std::vector<uint32_t>& order) const = 0;
+  // A warp arrived in / left `slot` (one of the sub-core's slots).
+  void add_warp(uint32_t slot) { active_.insert(std::upper_bound(active_.begin(), active_.end(), slot), slot); }
+  void remove_warp(uint32_t slot) { active_.erase(std::find(active_.begin(), active_.end(), slot)); }
+  // The warp in `slot` issued.
+  void issued(uint32_t slot) { last_issued_ = slot; }
+  uint32_t last_issued() const { return last_issued_; }  // UINT32_MAX before any issue
+
+ protected:
+  const SmSpec& spec_;
+  const uint32_t subcore_;
+  std::vector<uint32_t> active_;  // the sub-core's resident warp slots, in slot order
+  uint32_t last_issued_ = UINT32_MAX;
+};
+
+}  // namespace lockstep

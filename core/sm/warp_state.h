@@ -1,0 +1,54 @@
+#pragma once
+// The state of one resident warp in a cycle-model SM, shared by its stages:
+// fetch fills its instruction buffer, the scheduler orders it, issue advances
+// it, the LD/ST unit and writeback count its results in flight.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "frontend/trace/block_trace.h"
+
+namespace lockstep {
+
+inline constexpr uint32_t kCopyGroups = 16;  // LDGSTS groups tracked per warp
+inline constexpr uint32_t kNoCopyGroup = UINT32_MAX;
+
+struct WarpState {
+  bool active = false;
+  uint32_t block = 0;           // block slot
+  const WarpTrace* trace = nullptr;
+  uint32_t next_fetch = 0;      // trace index of the next instruction to fetch
+  uint32_t next_issue = 0;      // trace index of the next instruction to issue
+  uint32_t next_static = 0;     // its static instruction (index into the kernel program)
+  uint64_t fetch_ready = 0;     // decoded instructions up to next_fetch are issuable from this cycle
+  uint64_t fetch_blocked_until = 0;
+  uint32_t outstanding = 0;     // results not written back yet
+  uint32_t outstanding_memory = 0;
+  // LDGSTS groups: copies join the open group (number `groups_closed`);
+  // LDGDEPBAR closes it; DEPBAR waits for the closed groups to drain.
+  uint32_t groups_closed = 0;
+  std::array<uint16_t, kCopyGroups> group_pending{};
+  bool at_barrier = false;
+  bool waiting_membar = false;
+  // The next instruction waits on the scoreboard: nothing to check until a
+  // result of this warp is written back (the only event that clears a bit).
+  bool scoreboard_blocked = false;
+  bool saw_full_exit = false;
+  uint64_t age = 0;             // launch order, for GTO
+
+  // The LDGSTS group a copy issued now joins (counted pending until its writeback).
+  uint32_t join_copy_group() {
+    const uint32_t group = groups_closed % kCopyGroups;
+    ++group_pending[group];
+    return group;
+  }
+  // Closed LDGSTS groups still in flight (DEPBAR).
+  uint32_t closed_groups_in_flight() const {
+    uint32_t in_flight = 0;
+    for (uint32_t back = 1; back <= std::min(groups_closed, kCopyGroups); ++back)
+      in_flight += group_pending[(groups_closed - back) % kCopyGroups] > 0;
+    return in_flight;
+  }
+};
+
+}  // namespace lockstep

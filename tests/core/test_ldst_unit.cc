@@ -1,0 +1,82 @@
+// The LD/ST unit over the fixed-latency memory port (perfect memory).
+#include <gtest/gtest.h>
+
+#include <variant>
+
+#include "core/fixed_latency_port.h"
+#include "core/sm/ldst_unit.h"
+
+namespace lockstep {
+namespace {
+
+constexpr uint32_t kLatency = 37;
+
+struct Bench {
+  SmSpec spec;
+  SmStats stats;
+  WritebackQueue writebacks;
+  Scoreboard scoreboard{1};
+  WarpTrace trace;
+  WarpState warp;
+  LdstUnit ldst;
+  Bench() : spec(make_spec()), ldst(spec, stats, writebacks) {
+    for (uint64_t lane = 0; lane < 32; ++lane) trace.addrs.push_back(0x1000 + 4 * lane);
+    warp.active = true;
+    warp.trace = &trace;
+  }
+  static SmSpec make_spec() {
+    SmSpec s;
+    s.perfect_memory_latency = kLatency;
+    return s;
+  }
+};
+TimedInstruction global_load(uint16_t dst) {
+  TimedInstruction ti;
+  ti.kind = InstKind::kMemory;
+  ti.space = MemSpace::kGlobal;
+  ti.op = MemOp::kLoad;
+  ti.access_bytes = 4;
+  ti.has_addresses = true;
+  ti.num_dsts = 1;
+  ti.dsts[0] = dst;
+  return ti;
+}
+
+TEST(FixedLatencyPort, AnAccessCompletesAtIssuePlusLatency) {
+  FixedLatencyPort port(kLatency);
+  const SectorAccess s{};
+  EXPECT_TRUE(port.can_accept());
+  EXPECT_FALSE(port.has_work());
+  EXPECT_EQ(port.access(SmMemoryAccess{0, SmAccessOp::kLoad, MemSpace::kGlobal, {&s, 1}, 100}), 100u + kLatency);
+}
+
+TEST(LdstUnit, WithoutAttachedMemoryAGlobalLoadCompletesAtIssuePlusLatency) {
+  Bench b;
+  ASSERT_TRUE(std::holds_alternative<FixedLatencyPort>(b.ldst.port()));
+  const TimedInstruction ti = global_load(3);
+  const WarpInstruction wi{0, 0xffffffffu, 0};
+  ASSERT_TRUE(b.ldst.can_issue(50));
+  b.ldst.issue(b.warp, 0, ti, wi, b.scoreboard, 50);
+  EXPECT_EQ(b.writebacks.next_cycle(), 50u + kLatency);
+  EXPECT_TRUE(b.scoreboard.pending(0, 3));
+  EXPECT_EQ(b.warp.outstanding_memory, 1u);
+  EXPECT_EQ(b.stats.global_ld_sectors, 4u);  // 32 lanes x 4 B = 4 sectors
+  // The unit is busy for the issue cycle only.
+  EXPECT_EQ(b.ldst.free_at(), 51u);
+  EXPECT_FALSE(b.ldst.can_issue(50));
+  EXPECT_TRUE(b.ldst.can_issue(51));
+}
+
+TEST(LdstUnit, SharedMemoryBankConflictsKeepTheUnitBusy) {
+  Bench b;
+  TimedInstruction ti = global_load(3);
+  ti.space = MemSpace::kShared;
+  for (uint64_t lane = 0; lane < 32; ++lane) b.trace.addrs[lane] = 128 * lane;  // all lanes in bank 0
+  b.ldst.issue(b.warp, 0, ti, WarpInstruction{0, 0xffffffffu, 0}, b.scoreboard, 10);
+  EXPECT_EQ(b.ldst.free_at(), 10u + 32);
+  EXPECT_EQ(b.writebacks.next_cycle(), 10u + b.spec.shared_latency + 31);
+  EXPECT_EQ(b.stats.shared_bank_conflicts, 31u);
+}
+
+}  // namespace
+}  // namespace lockstep
