@@ -92,9 +92,9 @@ uint64_t DramChannel::next_event(uint64_t now) const {
   return std::max(next, now + 1);
 }
 
-MemoryStats DramChannel::take_stats(uint32_t slot) {
-  MemoryStats s = stats_[slot];
-  stats_[slot] = MemoryStats{};
+DramChannelStats DramChannel::take_stats(uint32_t slot) {
+  DramChannelStats s = stats_[slot];
+  stats_[slot] = DramChannelStats{};
   return s;
 }
 
@@ -365,7 +365,7 @@ void DramChannel::activate(const Entry& e, uint64_t now) {
   bank.next_pre = now + spec_.tRAS;
   bank.next_act = now + spec_.tRC;
   next_activate_ = now + spec_.tRRD;
-  ++stats_[e.request.stat_slot].dram_activates;
+  ++stats_[e.request.stat_slot].activates;
   log(now, DramCommandType::kActivate, e.request.bank, e.request.row);
 }
 
@@ -374,16 +374,16 @@ void DramChannel::precharge(uint32_t b, uint8_t slot, uint64_t now) {
   row_changed(b);
   bank.open = false;
   bank.next_act = std::max(bank.next_act, now + spec_.tRP);
-  ++stats_[slot].dram_precharges;
+  ++stats_[slot].precharges;
   log(now, DramCommandType::kPrecharge, b, 0);
 }
 
 void DramChannel::column(const Entry& e, uint64_t now) {
   const DramRequest& r = e.request;
   DramBank& bank = banks_[r.bank];
-  MemoryStats& s = stats_[r.stat_slot];
-  if (e.seq != bank.act_owner) ++s.dram_row_hits;  // the row was not opened for this request
-  s.dram_data_bus_cycles += bus_cycles_;
+  DramChannelStats& s = stats_[r.stat_slot];
+  if (e.seq != bank.act_owner) ++s.row_hits;  // the row was not opened for this request
+  s.data_bus_cycles += bus_cycles_;
   next_column_ = std::max(next_column_, now + spec_.tCCD);
   uint64_t& group_next = next_column_in_group_[group_of(r.bank)];
   group_next = std::max(group_next, now + spec_.tCCDL);
@@ -393,7 +393,7 @@ void DramChannel::column(const Entry& e, uint64_t now) {
     write_data_end_ = std::max(write_data_end_, data_end);
     next_channel_read_ = std::max(next_channel_read_, data_end + spec_.tWTR);
     bank.next_pre = std::max(bank.next_pre, data_end + spec_.tWR);
-    ++s.dram_write_sectors;
+    ++s.write_sectors;
   } else {
     const uint64_t data_end = now + spec_.tCL + bus_cycles_;
     bus_free_at_ = data_end;
@@ -402,7 +402,7 @@ void DramChannel::column(const Entry& e, uint64_t now) {
     const size_t tail = (return_head_ + return_count_) % returns_.size();
     returns_[tail] = ReturnSlot{data_end, r};
     ++return_count_;
-    ++s.dram_read_sectors;
+    ++s.read_sectors;
   }
   if (spec_.page_policy == PagePolicy::kClosed) {
     // RDA / WRA: the bank precharges itself at the first cycle tRAS and
@@ -410,7 +410,7 @@ void DramChannel::column(const Entry& e, uint64_t now) {
     row_changed(r.bank);
     bank.open = false;
     bank.next_act = std::max(bank.next_act, bank.next_pre + spec_.tRP);
-    ++s.dram_precharges;
+    ++s.precharges;
     log(now, r.write ? DramCommandType::kWriteAutoPrecharge : DramCommandType::kReadAutoPrecharge, r.bank, r.row);
   } else {
     log(now, r.write ? DramCommandType::kWrite : DramCommandType::kRead, r.bank, r.row);
@@ -420,7 +420,7 @@ void DramChannel::column(const Entry& e, uint64_t now) {
 void DramChannel::refresh_all(uint64_t now) {
   for (DramBank& bank : banks_) bank.next_act = now + spec_.tRFC;
   --refresh_pending_;
-  ++stats_[0].dram_refreshes;
+  ++stats_[0].refreshes;
   log(now, DramCommandType::kRefresh, DramCommand::kAllBanks, 0);
 }
 
@@ -428,7 +428,7 @@ void DramChannel::refresh_bank(uint32_t b, uint64_t now) {
   banks_[b].next_act = now + spec_.tRFC;
   --refresh_pending_;
   refresh_bank_ = (refresh_bank_ + 1) % spec_.banks;
-  ++stats_[0].dram_refreshes;
+  ++stats_[0].refreshes;
   log(now, DramCommandType::kRefresh, b, 0);
 }
 

@@ -41,6 +41,7 @@
 //    bus cycles), in that order; reads in flight plus replies not yet taken are
 //    bounded by dram.return_queue (no RD issues while it is full).
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -48,7 +49,7 @@
 #include "memsys/dram_request.h"
 #include "memsys/mem_packet.h"
 #include "memsys/memory_spec.h"
-#include "memsys/memory_stats.h"
+#include "memsys/dram_channel_stats.h"
 
 namespace lockstep {
 
@@ -97,8 +98,8 @@ class DramChannel {
   // fast-forwarding); UINT64_MAX when nothing ever will.
   uint64_t next_event(uint64_t now) const;
 
-  const MemoryStats& stats(uint32_t slot) const { return stats_[slot]; }
-  MemoryStats take_stats(uint32_t slot);
+  const DramChannelStats& stats(uint32_t slot) const { return stats_[slot]; }
+  DramChannelStats take_stats(uint32_t slot);
 
   // Optional trace of every command issued (nullptr: off).
   void set_command_log(std::vector<DramCommand>* log) { log_ = log; }
@@ -196,7 +197,7 @@ class DramChannel {
   size_t return_count_ = 0;
 
   uint64_t now_ = 0;  // last cycle() seen
-  std::array<MemoryStats, kStatSlots> stats_{};
+  std::array<DramChannelStats, kStatSlots> stats_{};
   std::vector<DramCommand>* log_ = nullptr;
 };
 

@@ -68,7 +68,7 @@ void L2Slice::cycle(uint64_t now) {
     if (lookup(input_.front(), now)) {
       input_.pop_front();
     } else {
-      ++stats_[input_.front().stat_slot].l2_reservation_fails;
+      ++stats_[input_.front().stat_slot].reservation_fails;
     }
   }
 
@@ -83,7 +83,7 @@ void L2Slice::cycle(uint64_t now) {
 bool L2Slice::lookup(const MemPacket& request, uint64_t now) {
   const uint64_t local = map_.slice_local(request.addr);
   const SectorState state = cache_.probe(local);
-  MemoryStats& st = stats_[request.stat_slot];
+  L2SliceStats& st = stats_[request.stat_slot];
   const bool reply_room = replies_.size() < spec_.l2_to_icnt_queue;
   switch (request.type) {
     case MemPacketType::kRead:
@@ -91,17 +91,17 @@ bool L2Slice::lookup(const MemPacket& request, uint64_t now) {
         if (!reply_room) return false;
         cache_.touch(local);
         replies_.push_back(Timed{now, request.reply()});
-        ++st.l2_read_sectors;
-        ++st.l2_read_hits;
+        ++st.read_sectors;
+        ++st.read_hits;
         return true;
       }
       if (!fetch(request)) return false;
-      ++st.l2_read_sectors;
+      ++st.read_sectors;
       return true;
     case MemPacketType::kWrite:
       if (!reply_room || miss_queue_.size() + writebacks_needed(request.addr) > spec_.miss_queue) return false;
-      ++st.l2_write_sectors;
-      if (state != SectorState::kLineMiss) ++st.l2_write_hits;
+      ++st.write_sectors;
+      if (state != SectorState::kLineMiss) ++st.write_hits;
       write_bytes(request.addr, request.byte_mask, request.stat_slot, true);
       replies_.push_back(Timed{now, request.reply()});
       return true;
@@ -113,7 +113,7 @@ bool L2Slice::lookup(const MemPacket& request, uint64_t now) {
       } else if (!fetch(request)) {
         return false;
       }
-      ++st.l2_atomic_sectors;
+      ++st.atomic_sectors;
       return true;
     default:
       throw std::logic_error("L2Slice: a reply packet reached the slice input");
@@ -124,7 +124,7 @@ bool L2Slice::fetch(const MemPacket& request) {
   const uint64_t sector = request.addr & ~uint64_t(spec_.sector_bytes - 1);
   if (mshrs_.probe(sector)) {
     if (!mshrs_.merge(sector, request)) return false;
-    ++stats_[request.stat_slot].l2_mshr_merges;
+    ++stats_[request.stat_slot].mshr_merges;
     return true;
   }
   if (mshrs_.full() || miss_queue_.size() >= spec_.miss_queue) return false;
@@ -137,8 +137,8 @@ void L2Slice::process_fill(uint64_t now) {
   const DramRequest done = fills_.front();
   fills_.pop_front();
   const uint64_t sector = done.addr & ~uint64_t(spec_.sector_bytes - 1);
-  MemoryStats& st = stats_[done.stat_slot];
-  ++st.l2_fill_sectors;
+  L2SliceStats& st = stats_[done.stat_slot];
+  ++st.fill_sectors;
   // Allocate on fill; the sector's bytes written meanwhile stay on top of memory's.
   const Eviction ev = cache_.fill(map_.slice_local(sector));
   if (ev.valid && ev.dirty_sectors != 0) {
@@ -146,7 +146,7 @@ void L2Slice::process_fill(uint64_t now) {
       if (!(ev.dirty_sectors >> s & 1)) continue;
       const uint64_t victim = map_.global(id_, ev.line_addr + uint64_t(s) * spec_.sector_bytes);
       miss_queue_.push_back(dram_request_for(victim, true, done.stat_slot));
-      ++st.l2_writeback_sectors;
+      ++st.writeback_sectors;
     }
   }
   release_buffer_.clear();
@@ -170,7 +170,7 @@ uint32_t L2Slice::write_bytes(uint64_t addr, uint32_t mask, uint8_t stat_slot, b
     if (!queue_writebacks) continue;
     const uint64_t victim = map_.global(id_, ev.line_addr + uint64_t(s) * spec_.sector_bytes);
     miss_queue_.push_back(dram_request_for(victim, true, stat_slot));
-    ++stats_[stat_slot].l2_writeback_sectors;
+    ++stats_[stat_slot].writeback_sectors;
   }
   return n;
 }
@@ -216,9 +216,9 @@ bool L2Slice::idle() const {
          released_.empty() && atomic_unit_.empty() && replies_.empty() && mshrs_.empty();
 }
 
-MemoryStats L2Slice::take_stats(uint32_t slot) {
-  const MemoryStats s = stats_[slot];
-  stats_[slot] = MemoryStats{};
+L2SliceStats L2Slice::take_stats(uint32_t slot) {
+  const L2SliceStats s = stats_[slot];
+  stats_[slot] = L2SliceStats{};
   return s;
 }
 

@@ -20,7 +20,7 @@
 //           and replies kAtomicReply.
 // A request that cannot proceed (MSHR entry full or none free, miss queue
 // or reply queue full) stays at the head; each such cycle counts one
-// l2_reservation_fails. Misses and write-backs go through the miss queue
+// reservation_fails (L2SliceStats). Misses and write-backs go through the miss queue
 // (l2.miss_queue) to the DRAM request queue (l2.l2_to_dram_queue). DRAM data
 // (l2.dram_to_l2_queue) fills one sector per cycle, allocating the line on
 // fill; its waiters reply one per cycle in arrival order. Write-backs of a
@@ -41,7 +41,7 @@
 #include "memsys/dram_request.h"
 #include "memsys/mem_packet.h"
 #include "memsys/memory_spec.h"
-#include "memsys/memory_stats.h"
+#include "memsys/l2_slice_stats.h"
 #include "memsys/mshr_table.h"
 #include "memsys/sector_cache.h"
 
@@ -84,8 +84,8 @@ class L2Slice {
   // Nothing queued, in the pipeline or outstanding.
   bool idle() const;
 
-  const MemoryStats& stats(uint32_t slot) const { return stats_[slot]; }
-  MemoryStats take_stats(uint32_t slot);
+  const L2SliceStats& stats(uint32_t slot) const { return stats_[slot]; }
+  L2SliceStats take_stats(uint32_t slot);
 
   // For tests and statistics.
   const SectorCache& cache() const { return cache_; }
@@ -128,7 +128,7 @@ class L2Slice {
   std::vector<MemPacket> release_buffer_;  // reused by process_fill
   bool accepted_this_cycle_ = false;
 
-  std::array<MemoryStats, kStatSlots> stats_{};
+  std::array<L2SliceStats, kStatSlots> stats_{};
 };
 
 }  // namespace lockstep
