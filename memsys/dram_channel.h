@@ -144,9 +144,24 @@ class DramChannel {
 
   void note_due_refreshes(uint64_t now);
   // Returns true if a refresh command (PRE or REF) used the row command slot.
+  // The refresh policies (memsys/dram/refresh/): all_bank.cc, per_bank.cc.
   bool refresh_step(uint64_t now);
+  bool all_bank_refresh_step(uint64_t now);
+  bool per_bank_refresh_step(uint64_t now);
   void update_drain_mode();
   void schedule(uint64_t now, bool row_slot_free);
+
+  // The schedulers (memsys/dram/scheduler/), selected by a switch per DRAM
+  // cycle: the column command to issue now, and whether a bank's open row
+  // must stay open (no PRE) for the requests queued to it.
+  struct ColumnPick {
+    uint32_t bank = DramCommand::kAllBanks;
+    int32_t index = -1;  // in the bank's list; -1: none
+  };
+  ColumnPick fr_fcfs_column(RequestQueue& queue, uint64_t now, uint32_t refreshing);
+  bool fr_fcfs_keeps_row(RequestQueue& queue, uint32_t bank);
+  ColumnPick fcfs_column(const RequestQueue& queue, uint64_t now, uint32_t refreshing) const;
+  bool fcfs_keeps_row(const RequestQueue& queue, uint32_t bank) const;
 
   // Moves the requests whose ready_at has come from `arriving` to their banks.
   void admit(RequestQueue& q, uint64_t now);
@@ -162,6 +177,9 @@ class DramChannel {
   void activate(const Entry& e, uint64_t now);
   void precharge(uint32_t bank, uint8_t slot, uint64_t now);
   void column(const Entry& e, uint64_t now);
+  // The page policies (memsys/dram/page_policy/): what a column command leaves behind.
+  void open_page_after_column(const DramRequest& r, uint64_t now);
+  void closed_page_after_column(const DramRequest& r, uint64_t now);
   void refresh_all(uint64_t now);
   void refresh_bank(uint32_t bank, uint64_t now);
   void log(uint64_t now, DramCommandType type, uint32_t bank, uint32_t row);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "parallel/config/config_schema.h"
+#include "memsys/policy_registry.h"
 
 namespace lockstep::config {
 namespace {
@@ -195,7 +196,7 @@ void l2_keys(ConfigSchema& s) {
   s.field("l2.mshr_entries", l2(&L2Spec::mshr_entries), "outstanding missed sectors per slice");
   s.field("l2.mshr_max_merge", l2(&L2Spec::mshr_max_merge), "requests merged into one outstanding L2 sector");
   s.field("l2.miss_queue", l2(&L2Spec::miss_queue), "slice misses waiting for the DRAM channel");
-  const std::vector hashes{IndexHash::kLinear, IndexHash::kIpoly, IndexHash::kXor};
+  const std::vector hashes = policy_ids<IndexHash>();
   s.enumeration("l2.set_hash", l2(&L2Spec::set_hash), "how the set index inside a slice is formed from the address",
                 hashes, index_hash_name);
   s.enumeration("l2.partition_hash", l2(&L2Spec::partition_hash), "how the memory channel is chosen from the address",
@@ -262,7 +263,7 @@ void dram_keys(ConfigSchema& s) {
           "refresh one bank at a time in rotation, every dram.tREFI / dram.banks (HBM); else all banks at once");
   s.enumeration("dram.scheduler", dram(&DramSpec::scheduler),
                 "DRAM command scheduler (fr_fcfs: row hits first, then oldest)",
-                std::vector{DramScheduler::kFrFcfs, DramScheduler::kFcfs}, dram_scheduler_name);
+                policy_ids<DramScheduler>(), dram_scheduler_name);
   s.field("dram.sched_queue", dram(&DramSpec::sched_queue), "requests the scheduler considers per channel");
   s.field("dram.write_queue", dram(&DramSpec::write_queue),
           "separate write queue per channel (0: writes share dram.sched_queue)");
@@ -275,10 +276,10 @@ void dram_keys(ConfigSchema& s) {
           "row and column commands can issue in the same cycle (HBM)");
   s.enumeration("dram.page_policy", dram(&DramSpec::page_policy),
                 "keep a row open after an access, or precharge at once",
-                std::vector{PagePolicy::kOpen, PagePolicy::kClosed}, page_policy_name);
+                policy_ids<PagePolicy>(), page_policy_name);
   s.enumeration("dram.bank_hash", dram(&DramSpec::bank_hash),
                 "how the bank index inside a channel is formed from the address",
-                std::vector{IndexHash::kLinear, IndexHash::kIpoly, IndexHash::kXor}, index_hash_name);
+                policy_ids<IndexHash>(), index_hash_name);
   s.field("dram.extra_latency", dram(&DramSpec::extra_latency),
           "fixed core cycles added to every DRAM access (PHY, pads, return path)");
 }
