@@ -178,9 +178,8 @@ void DramChannel::admit(RequestQueue& q, uint64_t now) {
   if (n != 0) q.arriving.erase(q.arriving.begin(), q.arriving.begin() + n);
 }
 
-const DramChannel::BankHits& DramChannel::hits_of(RequestQueue& q, uint32_t b) {
+const DramChannel::BankHits& DramChannel::find_hits(RequestQueue& q, uint32_t b) {
   BankHits& h = q.hits[b];
-  if (!h.stale) return h;
   h = BankHits{-1, -1, UINT64_MAX, UINT64_MAX, false};
   const DramBank& bank = banks_[b];
   if (!bank.open) return h;

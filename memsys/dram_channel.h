@@ -158,15 +158,28 @@ class DramChannel {
     uint32_t bank = DramCommand::kAllBanks;
     int32_t index = -1;  // in the bank's list; -1: none
   };
+  // The row rules are here, inline: they are asked per bank.
   ColumnPick fr_fcfs_column(RequestQueue& queue, uint64_t now, uint32_t refreshing);
-  bool fr_fcfs_keeps_row(RequestQueue& queue, uint32_t bank);
+  // FR-FCFS: a row stays open while any queued request hits it.
+  bool fr_fcfs_keeps_row(RequestQueue& queue, uint32_t bank) {
+    if (!banks_[bank].open) return false;
+    const BankHits& h = hits_of(queue, bank);
+    return h.read >= 0 || h.write >= 0;
+  }
   ColumnPick fcfs_column(const RequestQueue& queue, uint64_t now, uint32_t refreshing) const;
-  bool fcfs_keeps_row(const RequestQueue& queue, uint32_t bank) const;
+  // FCFS: a row stays open only while the bank's oldest request hits it.
+  bool fcfs_keeps_row(const RequestQueue& queue, uint32_t bank) const {
+    return banks_[bank].holds(queue.by_bank[bank].front().request.row);
+  }
 
   // Moves the requests whose ready_at has come from `arriving` to their banks.
   void admit(RequestQueue& q, uint64_t now);
   // The bank's row hits in `q`, found again if stale.
-  const BankHits& hits_of(RequestQueue& q, uint32_t bank);
+  const BankHits& hits_of(RequestQueue& q, uint32_t bank) {
+    BankHits& h = q.hits[bank];
+    return h.stale ? find_hits(q, bank) : h;
+  }
+  const BankHits& find_hits(RequestQueue& q, uint32_t bank);
   // Takes a request that issued out of its bank's list.
   void remove(RequestQueue& q, uint32_t bank, int32_t index);
   // The bank's open row changed: its row hits must be found again.

@@ -19,9 +19,4 @@ DramChannel::ColumnPick DramChannel::fcfs_column(const RequestQueue& queue, uint
   return ColumnPick{};
 }
 
-// A row stays open only while the bank's oldest request hits it.
-bool DramChannel::fcfs_keeps_row(const RequestQueue& queue, uint32_t b) const {
-  return banks_[b].holds(queue.by_bank[b].front().request.row);
-}
-
 }  // namespace lockstep

@@ -32,11 +32,4 @@ DramChannel::ColumnPick DramChannel::fr_fcfs_column(RequestQueue& queue, uint64_
   return pick;
 }
 
-// A row stays open while any queued request hits it.
-bool DramChannel::fr_fcfs_keeps_row(RequestQueue& queue, uint32_t b) {
-  if (!banks_[b].open) return false;
-  const BankHits& h = hits_of(queue, b);
-  return h.read >= 0 || h.write >= 0;
-}
-
 }  // namespace lockstep
