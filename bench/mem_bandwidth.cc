@@ -162,15 +162,15 @@ int main(int argc, char** argv) {
       const std::string name = w;
       if (name == "stream_copy") {
         std::snprintf(note, sizeof note, "read %llu + write %llu sectors; L2 read hit %.1f%%",
-                      (unsigned long long)t.mem.dram_read_sectors, (unsigned long long)t.mem.dram_write_sectors,
-                      pct(t.mem.l2_read_hits, t.mem.l2_read_sectors));
-        row(w, "DRAM", 32.0 * double(t.mem.dram_read_sectors + t.mem.dram_write_sectors), seconds, dram_peak, t, note);
+                      (unsigned long long)t.mem.dram.read_sectors, (unsigned long long)t.mem.dram.write_sectors,
+                      pct(t.mem.l2.read_hits, t.mem.l2.read_sectors));
+        row(w, "DRAM", 32.0 * double(t.mem.dram.read_sectors + t.mem.dram.write_sectors), seconds, dram_peak, t, note);
       } else if (name == "l2_read") {
         const bool xbar_binds = xbar_peak < l2_peak;
         std::snprintf(note, sizeof note, "peak: %s; L2 read hit %.1f%%, L1D hit %.1f%%",
                       xbar_binds ? "reply crossbar (below the slices' 32 B/cycle)" : "L2 slices x 32 B/cycle",
-                      pct(t.mem.l2_read_hits, t.mem.l2_read_sectors), pct(t.sm.l1.global_ld_hit_sectors, t.sm.global_ld_sectors));
-        row(w, "L2", 32.0 * double(t.mem.l2_read_sectors), seconds, std::min(l2_peak, xbar_peak), t, note);
+                      pct(t.mem.l2.read_hits, t.mem.l2.read_sectors), pct(t.sm.l1.global_ld_hit_sectors, t.sm.global_ld_sectors));
+        row(w, "L2", 32.0 * double(t.mem.l2.read_sectors), seconds, std::min(l2_peak, xbar_peak), t, note);
       } else {
         std::snprintf(note, sizeof note, "L1D hit %.1f%%", pct(t.sm.l1.global_ld_hit_sectors, t.sm.global_ld_sectors));
         row(w, "L1D", 32.0 * double(t.sm.global_ld_sectors), seconds, l1_peak, t, note);

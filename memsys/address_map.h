@@ -40,6 +40,7 @@
 #include <cstdint>
 
 #include "configs/spec/memory_spec.h"
+#include "memsys/index_hash/index_hash.h"
 
 namespace lockstep {
 
@@ -54,18 +55,6 @@ struct DecodedAddress {
   uint32_t row = 0;           // DRAM row inside the bank
   uint32_t column = 0;        // 32 B unit inside the row
 };
-
-// value(x) mod P(x) over GF(2), P the fixed irreducible polynomial of degree
-// `bits` (1 .. 20): a `bits`-bit result. bits = 0 gives 0.
-// Table-driven: one lookup per byte of value (the reduction is linear over GF(2)).
-uint32_t ipoly_reduce(uint64_t value, uint32_t bits);
-// The same result by bit-serial long division (one step per bit): the
-// definition ipoly_reduce is checked against; slow, for tests.
-uint32_t ipoly_reduce_reference(uint64_t value, uint32_t bits);
-// `bits`-bit index of `value` by a hash: linear = low bits; ipoly = ipoly_reduce;
-// xor = XOR of every `bits`-bit group of value. Each is a bijection on the low
-// bits for fixed higher bits.
-uint32_t index_hash(IndexHash hash, uint64_t value, uint32_t bits);
 
 // The L2 slice of an address and the address inside that slice.
 struct SliceAddress {

@@ -204,12 +204,12 @@ void Crossbar::count_stalls() {
     for (uint32_t w = 0; w < in_words_; ++w) inputs += uint64_t(std::popcount(stalled(w)));
     const auto& per_slot = buffered_per_slot_;
     const auto slot = std::find_if(per_slot.begin(), per_slot.end(), [](uint64_t n) { return n != 0; });
-    stats_[size_t(slot - per_slot.begin())].icnt_stall_cycles += inputs;
+    stats_[size_t(slot - per_slot.begin())].stall_cycles += inputs;
     return;
   }
   for (uint32_t w = 0; w < in_words_; ++w)
     for (uint64_t word = stalled(w); word; word &= word - 1)
-      ++stats_[stall_slot(w * 64 + uint32_t(std::countr_zero(word)))].icnt_stall_cycles;
+      ++stats_[stall_slot(w * 64 + uint32_t(std::countr_zero(word)))].stall_cycles;
 }
 
 // Statistics slot of the head packet `input`'s accept pointer favours: its first
@@ -273,13 +273,13 @@ void Crossbar::arrive(uint32_t output, uint32_t s, uint64_t ready) {
   }
   f.tail = s;
   ++delivered_waiting_;
-  MemoryStats& st = stats_[stat_index(b.packet)];
+  CrossbarStats& st = stats_[stat_index(b.packet)];
   if (replies_) {
-    ++st.icnt_reply_packets;
-    st.icnt_reply_flits += flits(b.packet);
+    ++st.reply_packets;
+    st.reply_flits += flits(b.packet);
   } else {
-    ++st.icnt_request_packets;
-    st.icnt_request_flits += flits(b.packet);
+    ++st.request_packets;
+    st.request_flits += flits(b.packet);
   }
 }
 
@@ -301,9 +301,9 @@ void Crossbar::pop_output(uint32_t output) {
   }
 }
 
-MemoryStats Crossbar::take_stats(uint32_t slot) {
-  const MemoryStats s = stats_[slot];
-  stats_[slot] = MemoryStats{};
+CrossbarStats Crossbar::take_stats(uint32_t slot) {
+  const CrossbarStats s = stats_[slot];
+  stats_[slot] = CrossbarStats{};
   return s;
 }
 

@@ -35,8 +35,8 @@
 //   crossbar is visible at t + F - 1 + latency), in crossing order; it holds
 //   its flits of output buffer until pop_output().
 // - Statistics, into each packet's stat_slot: packets and flits delivered
-//   (counted when the last flit crosses; icnt_request_* or icnt_reply_*), and
-//   icnt_stall_cycles: cycles an input held packets but sent no flit (counted
+//   (counted when the last flit crosses; request_* or reply_*), and
+//   stall_cycles: cycles an input held packets but sent no flit (counted
 //   in the slot of the head packet its accept pointer favours).
 #include <array>
 #include <bit>
@@ -47,13 +47,13 @@
 #include "memsys/bit_set.h"
 #include "memsys/mem_packet.h"
 #include "configs/spec/memory_spec.h"
-#include "memsys/memory_stats.h"
+#include "memsys/crossbar_stats.h"
 
 namespace lockstep {
 
 class Crossbar {
  public:
-  // `replies`: the L2 -> SM subnet (counts icnt_reply_*), else SM -> L2 (icnt_request_*).
+  // `replies`: the L2 -> SM subnet (counts reply_*), else SM -> L2 (request_*).
   // Throws std::invalid_argument for zero ports or buffers smaller than the largest packet.
   Crossbar(uint32_t inputs, uint32_t outputs, const IcntSpec& spec, bool replies = false);
 
@@ -91,8 +91,8 @@ class Crossbar {
   uint32_t input_flits(uint32_t input) const { return in_flits_[input]; }
   uint32_t output_flits(uint32_t output) const { return out_flits_[output]; }
 
-  const MemoryStats& stats(uint32_t slot) const { return stats_[slot]; }
-  MemoryStats take_stats(uint32_t slot);
+  const CrossbarStats& stats(uint32_t slot) const { return stats_[slot]; }
+  CrossbarStats take_stats(uint32_t slot);
 
  private:
   // Layout, for speed. cycle() runs between the SMs' cycles, which evict its
@@ -207,7 +207,7 @@ class Crossbar {
   std::array<uint64_t, kStatSlots> buffered_per_slot_{};  // of them, per statistics slot
   uint32_t buffered_slots_ = 0;     // statistics slots with packets at the inputs
   uint64_t delivered_waiting_ = 0;  // in output buffers
-  std::array<MemoryStats, kStatSlots> stats_{};
+  std::array<CrossbarStats, kStatSlots> stats_{};
 };
 
 }  // namespace lockstep

@@ -92,9 +92,9 @@ uint64_t DramChannel::next_event(uint64_t now) const {
   return std::max(next, now + 1);
 }
 
-MemoryStats DramChannel::take_stats(uint32_t slot) {
-  MemoryStats s = stats_[slot];
-  stats_[slot] = MemoryStats{};
+DramChannelStats DramChannel::take_stats(uint32_t slot) {
+  DramChannelStats s = stats_[slot];
+  stats_[slot] = DramChannelStats{};
   return s;
 }
 
@@ -133,36 +133,7 @@ void DramChannel::note_due_refreshes(uint64_t now) {
 }
 
 bool DramChannel::refresh_step(uint64_t now) {
-  if (spec_.per_bank_refresh) {
-    // HBM per-bank refresh (REFSB): close the bank in rotation, then refresh it alone.
-    DramBank& bank = banks_[refresh_bank_];
-    if (bank.open) {
-      if (now < bank.next_pre) return false;
-      precharge(refresh_bank_, 0, now);
-      return true;
-    }
-    if (now < bank.next_act) return false;
-    refresh_bank(refresh_bank_, now);
-    return true;
-  }
-  // All-bank refresh: precharge open banks (lowest index first), then REF once every
-  // bank could accept an ACT (tRP after its PRE, tRC after its ACT).
-  bool all_ready = true;
-  for (uint32_t b = 0; b < spec_.banks; ++b) {
-    const DramBank& bank = banks_[b];
-    if (bank.open) {
-      if (now >= bank.next_pre) {
-        precharge(b, 0, now);
-        return true;
-      }
-      all_ready = false;
-    } else if (now < bank.next_act) {
-      all_ready = false;
-    }
-  }
-  if (!all_ready) return false;
-  refresh_all(now);
-  return true;
+  return spec_.per_bank_refresh ? per_bank_refresh_step(now) : all_bank_refresh_step(now);
 }
 
 void DramChannel::update_drain_mode() {
@@ -207,9 +178,8 @@ void DramChannel::admit(RequestQueue& q, uint64_t now) {
   if (n != 0) q.arriving.erase(q.arriving.begin(), q.arriving.begin() + n);
 }
 
-const DramChannel::BankHits& DramChannel::hits_of(RequestQueue& q, uint32_t b) {
+const DramChannel::BankHits& DramChannel::find_hits(RequestQueue& q, uint32_t b) {
   BankHits& h = q.hits[b];
-  if (!h.stale) return h;
   h = BankHits{-1, -1, UINT64_MAX, UINT64_MAX, false};
   const DramBank& bank = banks_[b];
   if (!bank.open) return h;
@@ -262,7 +232,6 @@ void DramChannel::schedule(uint64_t now, bool row_slot_free) {
   admit(reads_, now);
   admit(writes_, now);
   RequestQueue& queue = draining_ ? writes_ : reads_;
-  const bool fr_fcfs = spec_.scheduler == DramScheduler::kFrFcfs;
   // A bank owing a per-bank refresh takes no new commands.
   const uint32_t refreshing =
       spec_.per_bank_refresh && refresh_pending_ != 0 ? refresh_bank_ : DramCommand::kAllBanks;
@@ -271,45 +240,10 @@ void DramChannel::schedule(uint64_t now, bool row_slot_free) {
   // column command can issue now; within a bank that is its oldest read or
   // oldest write to the open row, so only those are looked at. FCFS: only the
   // oldest request of the queue (none while its bank is refreshing).
-  uint32_t column_bank = DramCommand::kAllBanks;
-  int32_t column_index = -1;
-  uint64_t oldest = UINT64_MAX;
-  if (fr_fcfs) {
-    const bool column_free = now >= next_column_;
-    const bool read_free = column_free && now >= next_channel_read_ && now + spec_.tCL >= bus_free_at_ &&
-                           return_count_ < returns_.size();
-    const bool write_free = column_free && now >= next_channel_write_ && now + spec_.tWL >= bus_free_at_;
-    if (read_free || write_free) {
-      for (uint32_t b = 0, group = 0; b < spec_.banks; ++b, group = group + 1 == spec_.bank_groups ? 0 : group + 1) {
-        const DramBank& bank = banks_[b];
-        if (queue.head_seq[b] == UINT64_MAX || !bank.open || b == refreshing || now < next_column_in_group_[group])
-          continue;
-        const BankHits& h = hits_of(queue, b);
-        if (read_free && h.read_seq < oldest && now >= bank.next_read) {
-          oldest = h.read_seq;
-          column_bank = b;
-          column_index = h.read;
-        }
-        if (write_free && h.write_seq < oldest && now >= bank.next_write) {
-          oldest = h.write_seq;
-          column_bank = b;
-          column_index = h.write;
-        }
-      }
-    }
-  } else {
-    uint32_t first = DramCommand::kAllBanks;
-    for (uint32_t b = 0; b < spec_.banks; ++b) {
-      if (queue.head_seq[b] < oldest) {
-        oldest = queue.head_seq[b];
-        first = b;
-      }
-    }
-    if (first != DramCommand::kAllBanks && first != refreshing && column_ready(queue.by_bank[first].front(), now)) {
-      column_bank = first;
-      column_index = 0;
-    }
-  }
+  const ColumnPick pick = spec_.scheduler == DramScheduler::kFrFcfs ? fr_fcfs_column(queue, now, refreshing)
+                                                                   : fcfs_column(queue, now, refreshing);
+  const uint32_t column_bank = pick.bank;
+  const int32_t column_index = pick.index;
 
   // Row command: the oldest bank head needing a PRE or ACT that can issue now.
   // FR-FCFS leaves a row open while queued requests hit it; FCFS only while its
@@ -317,21 +251,16 @@ void DramChannel::schedule(uint64_t now, bool row_slot_free) {
   uint32_t row_bank = DramCommand::kAllBanks;
   const bool row_allowed = row_slot_free && (spec_.dual_command_bus || column_index < 0);
   if (row_allowed) {
-    oldest = UINT64_MAX;
+    uint64_t oldest = UINT64_MAX;
     for (uint32_t b = 0; b < spec_.banks; ++b) {
       const uint64_t seq = queue.head_seq[b];
       if (seq >= oldest || b == refreshing || b == column_bank) continue;  // empty banks: UINT64_MAX
       const DramBank& bank = banks_[b];
       const bool ready = bank.open ? now >= bank.next_pre : now >= bank.next_act && now >= next_activate_;
       if (!ready) continue;
-      if (fr_fcfs) {
-        if (bank.open) {
-          const BankHits& h = hits_of(queue, b);
-          if (h.read >= 0 || h.write >= 0) continue;
-        }
-      } else if (bank.holds(queue.by_bank[b].front().request.row)) {
-        continue;
-      }
+      const bool keep_row = spec_.scheduler == DramScheduler::kFrFcfs ? fr_fcfs_keeps_row(queue, b)
+                                                                      : fcfs_keeps_row(queue, b);
+      if (keep_row) continue;
       oldest = seq;
       row_bank = b;
     }
@@ -365,7 +294,7 @@ void DramChannel::activate(const Entry& e, uint64_t now) {
   bank.next_pre = now + spec_.tRAS;
   bank.next_act = now + spec_.tRC;
   next_activate_ = now + spec_.tRRD;
-  ++stats_[e.request.stat_slot].dram_activates;
+  ++stats_[e.request.stat_slot].activates;
   log(now, DramCommandType::kActivate, e.request.bank, e.request.row);
 }
 
@@ -374,16 +303,16 @@ void DramChannel::precharge(uint32_t b, uint8_t slot, uint64_t now) {
   row_changed(b);
   bank.open = false;
   bank.next_act = std::max(bank.next_act, now + spec_.tRP);
-  ++stats_[slot].dram_precharges;
+  ++stats_[slot].precharges;
   log(now, DramCommandType::kPrecharge, b, 0);
 }
 
 void DramChannel::column(const Entry& e, uint64_t now) {
   const DramRequest& r = e.request;
   DramBank& bank = banks_[r.bank];
-  MemoryStats& s = stats_[r.stat_slot];
-  if (e.seq != bank.act_owner) ++s.dram_row_hits;  // the row was not opened for this request
-  s.dram_data_bus_cycles += bus_cycles_;
+  DramChannelStats& s = stats_[r.stat_slot];
+  if (e.seq != bank.act_owner) ++s.row_hits;  // the row was not opened for this request
+  s.data_bus_cycles += bus_cycles_;
   next_column_ = std::max(next_column_, now + spec_.tCCD);
   uint64_t& group_next = next_column_in_group_[group_of(r.bank)];
   group_next = std::max(group_next, now + spec_.tCCDL);
@@ -393,7 +322,7 @@ void DramChannel::column(const Entry& e, uint64_t now) {
     write_data_end_ = std::max(write_data_end_, data_end);
     next_channel_read_ = std::max(next_channel_read_, data_end + spec_.tWTR);
     bank.next_pre = std::max(bank.next_pre, data_end + spec_.tWR);
-    ++s.dram_write_sectors;
+    ++s.write_sectors;
   } else {
     const uint64_t data_end = now + spec_.tCL + bus_cycles_;
     bus_free_at_ = data_end;
@@ -402,34 +331,13 @@ void DramChannel::column(const Entry& e, uint64_t now) {
     const size_t tail = (return_head_ + return_count_) % returns_.size();
     returns_[tail] = ReturnSlot{data_end, r};
     ++return_count_;
-    ++s.dram_read_sectors;
+    ++s.read_sectors;
   }
   if (spec_.page_policy == PagePolicy::kClosed) {
-    // RDA / WRA: the bank precharges itself at the first cycle tRAS and
-    // tRTPL (reads) or tWR after the write data (writes) allow.
-    row_changed(r.bank);
-    bank.open = false;
-    bank.next_act = std::max(bank.next_act, bank.next_pre + spec_.tRP);
-    ++s.dram_precharges;
-    log(now, r.write ? DramCommandType::kWriteAutoPrecharge : DramCommandType::kReadAutoPrecharge, r.bank, r.row);
+    closed_page_after_column(r, now);
   } else {
-    log(now, r.write ? DramCommandType::kWrite : DramCommandType::kRead, r.bank, r.row);
+    open_page_after_column(r, now);
   }
-}
-
-void DramChannel::refresh_all(uint64_t now) {
-  for (DramBank& bank : banks_) bank.next_act = now + spec_.tRFC;
-  --refresh_pending_;
-  ++stats_[0].dram_refreshes;
-  log(now, DramCommandType::kRefresh, DramCommand::kAllBanks, 0);
-}
-
-void DramChannel::refresh_bank(uint32_t b, uint64_t now) {
-  banks_[b].next_act = now + spec_.tRFC;
-  --refresh_pending_;
-  refresh_bank_ = (refresh_bank_ + 1) % spec_.banks;
-  ++stats_[0].dram_refreshes;
-  log(now, DramCommandType::kRefresh, b, 0);
 }
 
 }  // namespace lockstep

@@ -41,6 +41,7 @@
 //    bus cycles), in that order; reads in flight plus replies not yet taken are
 //    bounded by dram.return_queue (no RD issues while it is full).
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -48,7 +49,7 @@
 #include "memsys/dram_request.h"
 #include "memsys/mem_packet.h"
 #include "configs/spec/memory_spec.h"
-#include "memsys/memory_stats.h"
+#include "memsys/dram_channel_stats.h"
 
 namespace lockstep {
 
@@ -97,8 +98,8 @@ class DramChannel {
   // fast-forwarding); UINT64_MAX when nothing ever will.
   uint64_t next_event(uint64_t now) const;
 
-  const MemoryStats& stats(uint32_t slot) const { return stats_[slot]; }
-  MemoryStats take_stats(uint32_t slot);
+  const DramChannelStats& stats(uint32_t slot) const { return stats_[slot]; }
+  DramChannelStats take_stats(uint32_t slot);
 
   // Optional trace of every command issued (nullptr: off).
   void set_command_log(std::vector<DramCommand>* log) { log_ = log; }
@@ -143,14 +144,42 @@ class DramChannel {
 
   void note_due_refreshes(uint64_t now);
   // Returns true if a refresh command (PRE or REF) used the row command slot.
+  // The refresh policies (memsys/dram/refresh/): all_bank.cc, per_bank.cc.
   bool refresh_step(uint64_t now);
+  bool all_bank_refresh_step(uint64_t now);
+  bool per_bank_refresh_step(uint64_t now);
   void update_drain_mode();
   void schedule(uint64_t now, bool row_slot_free);
+
+  // The schedulers (memsys/dram/scheduler/), selected by a switch per DRAM
+  // cycle: the column command to issue now, and whether a bank's open row
+  // must stay open (no PRE) for the requests queued to it.
+  struct ColumnPick {
+    uint32_t bank = DramCommand::kAllBanks;
+    int32_t index = -1;  // in the bank's list; -1: none
+  };
+  // The row rules are here, inline: they are asked per bank.
+  ColumnPick fr_fcfs_column(RequestQueue& queue, uint64_t now, uint32_t refreshing);
+  // FR-FCFS: a row stays open while any queued request hits it.
+  bool fr_fcfs_keeps_row(RequestQueue& queue, uint32_t bank) {
+    if (!banks_[bank].open) return false;
+    const BankHits& h = hits_of(queue, bank);
+    return h.read >= 0 || h.write >= 0;
+  }
+  ColumnPick fcfs_column(const RequestQueue& queue, uint64_t now, uint32_t refreshing) const;
+  // FCFS: a row stays open only while the bank's oldest request hits it.
+  bool fcfs_keeps_row(const RequestQueue& queue, uint32_t bank) const {
+    return banks_[bank].holds(queue.by_bank[bank].front().request.row);
+  }
 
   // Moves the requests whose ready_at has come from `arriving` to their banks.
   void admit(RequestQueue& q, uint64_t now);
   // The bank's row hits in `q`, found again if stale.
-  const BankHits& hits_of(RequestQueue& q, uint32_t bank);
+  const BankHits& hits_of(RequestQueue& q, uint32_t bank) {
+    BankHits& h = q.hits[bank];
+    return h.stale ? find_hits(q, bank) : h;
+  }
+  const BankHits& find_hits(RequestQueue& q, uint32_t bank);
   // Takes a request that issued out of its bank's list.
   void remove(RequestQueue& q, uint32_t bank, int32_t index);
   // The bank's open row changed: its row hits must be found again.
@@ -161,6 +190,9 @@ class DramChannel {
   void activate(const Entry& e, uint64_t now);
   void precharge(uint32_t bank, uint8_t slot, uint64_t now);
   void column(const Entry& e, uint64_t now);
+  // The page policies (memsys/dram/page_policy/): what a column command leaves behind.
+  void open_page_after_column(const DramRequest& r, uint64_t now);
+  void closed_page_after_column(const DramRequest& r, uint64_t now);
   void refresh_all(uint64_t now);
   void refresh_bank(uint32_t bank, uint64_t now);
   void log(uint64_t now, DramCommandType type, uint32_t bank, uint32_t row);
@@ -196,7 +228,7 @@ class DramChannel {
   size_t return_count_ = 0;
 
   uint64_t now_ = 0;  // last cycle() seen
-  std::array<MemoryStats, kStatSlots> stats_{};
+  std::array<DramChannelStats, kStatSlots> stats_{};
   std::vector<DramCommand>* log_ = nullptr;
 };
 

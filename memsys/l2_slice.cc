@@ -1,30 +1,14 @@
 #include "memsys/l2_slice.h"
 
 #include <algorithm>
-#include <bit>
 #include <stdexcept>
 
 namespace lockstep {
-namespace {
-
-SectorCacheGeometry l2_geometry(const L2Spec& spec) {
-  SectorCacheGeometry g;
-  g.sets = spec.sets;
-  g.ways = spec.ways;
-  g.line_bytes = spec.line_bytes;
-  g.sector_bytes = spec.sector_bytes;
-  g.set_hash = spec.set_hash;
-  g.write_policy = WritePolicy::kWriteBack;
-  return g;
-}
-
-}  // namespace
-
 L2Slice::L2Slice(uint32_t id, const L2Spec& spec, const AddressMap& map)
     : id_(id),
       spec_(spec),
       map_(map),
-      cache_(l2_geometry(spec)),
+      policy_(spec),
       mshrs_(spec.mshr_entries, spec.mshr_max_merge) {
   release_buffer_.reserve(spec.mshr_max_merge);
 }
@@ -68,7 +52,7 @@ void L2Slice::cycle(uint64_t now) {
     if (lookup(input_.front(), now)) {
       input_.pop_front();
     } else {
-      ++stats_[input_.front().stat_slot].l2_reservation_fails;
+      ++stats_[input_.front().stat_slot].reservation_fails;
     }
   }
 
@@ -82,38 +66,38 @@ void L2Slice::cycle(uint64_t now) {
 
 bool L2Slice::lookup(const MemPacket& request, uint64_t now) {
   const uint64_t local = map_.slice_local(request.addr);
-  const SectorState state = cache_.probe(local);
-  MemoryStats& st = stats_[request.stat_slot];
+  const SectorState state = policy_.lookup(local);
+  L2SliceStats& st = stats_[request.stat_slot];
   const bool reply_room = replies_.size() < spec_.l2_to_icnt_queue;
   switch (request.type) {
     case MemPacketType::kRead:
-      if (state == SectorState::kHit) {
+      if (L2CachePolicy::readable(state)) {
         if (!reply_room) return false;
-        cache_.touch(local);
+        policy_.hit(local);
         replies_.push_back(Timed{now, request.reply()});
-        ++st.l2_read_sectors;
-        ++st.l2_read_hits;
+        ++st.read_sectors;
+        ++st.read_hits;
         return true;
       }
       if (!fetch(request)) return false;
-      ++st.l2_read_sectors;
+      ++st.read_sectors;
       return true;
     case MemPacketType::kWrite:
-      if (!reply_room || miss_queue_.size() + writebacks_needed(request.addr) > spec_.miss_queue) return false;
-      ++st.l2_write_sectors;
-      if (state != SectorState::kLineMiss) ++st.l2_write_hits;
-      write_bytes(request.addr, request.byte_mask, request.stat_slot, true);
+      if (!reply_room || miss_queue_.size() + policy_.writebacks_needed(local) > spec_.miss_queue) return false;
+      ++st.write_sectors;
+      if (L2CachePolicy::write_hit(state)) ++st.write_hits;
+      write_bytes(request.addr, request.byte_mask, request.stat_slot);
       replies_.push_back(Timed{now, request.reply()});
       return true;
     case MemPacketType::kAtomic:
-      if (state == SectorState::kHit) {
+      if (L2CachePolicy::readable(state)) {
         if (atomic_unit_.size() >= spec_.atomic_latency) return false;
-        cache_.touch(local);
+        policy_.hit(local);
         start_atomic(request, now);
       } else if (!fetch(request)) {
         return false;
       }
-      ++st.l2_atomic_sectors;
+      ++st.atomic_sectors;
       return true;
     default:
       throw std::logic_error("L2Slice: a reply packet reached the slice input");
@@ -121,10 +105,10 @@ bool L2Slice::lookup(const MemPacket& request, uint64_t now) {
 }
 
 bool L2Slice::fetch(const MemPacket& request) {
-  const uint64_t sector = request.addr & ~uint64_t(spec_.sector_bytes - 1);
+  const uint64_t sector = policy_.sector_addr(request.addr);
   if (mshrs_.probe(sector)) {
     if (!mshrs_.merge(sector, request)) return false;
-    ++stats_[request.stat_slot].l2_mshr_merges;
+    ++stats_[request.stat_slot].mshr_merges;
     return true;
   }
   if (mshrs_.full() || miss_queue_.size() >= spec_.miss_queue) return false;
@@ -136,19 +120,10 @@ bool L2Slice::fetch(const MemPacket& request) {
 void L2Slice::process_fill(uint64_t now) {
   const DramRequest done = fills_.front();
   fills_.pop_front();
-  const uint64_t sector = done.addr & ~uint64_t(spec_.sector_bytes - 1);
-  MemoryStats& st = stats_[done.stat_slot];
-  ++st.l2_fill_sectors;
+  const uint64_t sector = policy_.sector_addr(done.addr);
+  ++stats_[done.stat_slot].fill_sectors;
   // Allocate on fill; the sector's bytes written meanwhile stay on top of memory's.
-  const Eviction ev = cache_.fill(map_.slice_local(sector));
-  if (ev.valid && ev.dirty_sectors != 0) {
-    for (uint32_t s = 0; s < cache_.geometry().sectors_per_line(); ++s) {
-      if (!(ev.dirty_sectors >> s & 1)) continue;
-      const uint64_t victim = map_.global(id_, ev.line_addr + uint64_t(s) * spec_.sector_bytes);
-      miss_queue_.push_back(dram_request_for(victim, true, done.stat_slot));
-      ++st.l2_writeback_sectors;
-    }
-  }
+  queue_writebacks(policy_.fill(map_.slice_local(sector)), done.stat_slot);
   release_buffer_.clear();
   mshrs_.release(sector, release_buffer_);
   for (const MemPacket& waiter : release_buffer_) {
@@ -160,30 +135,21 @@ void L2Slice::process_fill(uint64_t now) {
   }
 }
 
-uint32_t L2Slice::write_bytes(uint64_t addr, uint32_t mask, uint8_t stat_slot, bool queue_writebacks) {
-  const Eviction ev = cache_.write(map_.slice_local(addr), mask, true);
-  if (!ev.valid || ev.dirty_sectors == 0) return 0;
-  uint32_t n = 0;
-  for (uint32_t s = 0; s < cache_.geometry().sectors_per_line(); ++s) {
-    if (!(ev.dirty_sectors >> s & 1)) continue;
-    ++n;
-    if (!queue_writebacks) continue;
-    const uint64_t victim = map_.global(id_, ev.line_addr + uint64_t(s) * spec_.sector_bytes);
-    miss_queue_.push_back(dram_request_for(victim, true, stat_slot));
-    ++stats_[stat_slot].l2_writeback_sectors;
-  }
-  return n;
+void L2Slice::write_bytes(uint64_t addr, uint32_t mask, uint8_t stat_slot) {
+  queue_writebacks(policy_.write(map_.slice_local(addr), mask), stat_slot);
+}
+
+void L2Slice::queue_writebacks(const VictimWriteBacks& victim, uint8_t stat_slot) {
+  victim.for_each([&](uint64_t local_sector) {
+    miss_queue_.push_back(dram_request_for(map_.global(id_, local_sector), true, stat_slot));
+    ++stats_[stat_slot].writeback_sectors;
+  });
 }
 
 void L2Slice::start_atomic(const MemPacket& request, uint64_t now) {
   // The read-modify-write leaves the accessed bytes written and dirty.
-  write_bytes(request.addr, request.byte_mask, request.stat_slot, true);
+  write_bytes(request.addr, request.byte_mask, request.stat_slot);
   atomic_unit_.push_back(Timed{now + spec_.atomic_latency, request});
-}
-
-uint32_t L2Slice::writebacks_needed(uint64_t addr) const {
-  const Eviction ev = cache_.victim_of(map_.slice_local(addr));
-  return ev.valid ? uint32_t(std::popcount(ev.dirty_sectors)) : 0;
 }
 
 DramRequest L2Slice::dram_request_for(uint64_t global_sector, bool write, uint8_t stat_slot) const {
@@ -200,13 +166,9 @@ DramRequest L2Slice::dram_request_for(uint64_t global_sector, bool write, uint8_
 }
 
 void L2Slice::warm(uint64_t addr, uint32_t bytes) {
-  const uint64_t sector_bytes = spec_.sector_bytes;
   for (uint64_t a = addr, end = addr + bytes; a < end;) {
-    const uint64_t sector = a & ~(sector_bytes - 1);
-    const uint64_t stop = std::min(end, sector + sector_bytes);
-    const uint32_t n = uint32_t(stop - a);
-    const uint32_t low = n >= 32 ? 0xffffffffu : (1u << n) - 1;
-    write_bytes(a, low << (a - sector), 0, false);
+    const uint64_t stop = std::min(end, policy_.sector_addr(a) + spec_.sector_bytes);
+    policy_.warm(map_.slice_local(a), uint32_t(stop - a));
     a = stop;
   }
 }
@@ -216,9 +178,9 @@ bool L2Slice::idle() const {
          released_.empty() && atomic_unit_.empty() && replies_.empty() && mshrs_.empty();
 }
 
-MemoryStats L2Slice::take_stats(uint32_t slot) {
-  const MemoryStats s = stats_[slot];
-  stats_[slot] = MemoryStats{};
+L2SliceStats L2Slice::take_stats(uint32_t slot) {
+  const L2SliceStats s = stats_[slot];
+  stats_[slot] = L2SliceStats{};
   return s;
 }
 

@@ -2,7 +2,9 @@
 // One L2 slice (memory sub-partition): a sectored, write-back, LRU cache of
 // 128 B lines and 32 B sectors with MSHRs, an atomic unit and its queues
 // (papers/volta-memory-system.txt §III-B, accel-sim.txt "Write-Aware Cache
-// Design"). Time is in L2 clock cycles.
+// Design"). Time is in L2 clock cycles. Every cache decision (hit, fetch,
+// write-validate, victims to write back) is the L2CachePolicy's
+// (l2_cache_policy.h); the slice adds the queues, MSHRs, timing and room checks.
 //
 // Path of a request, one per cycle at each step:
 //   accept() -> tag pipeline (l2.latency cycles; the ROP stage of GPGPU-Sim)
@@ -20,7 +22,7 @@
 //           and replies kAtomicReply.
 // A request that cannot proceed (MSHR entry full or none free, miss queue
 // or reply queue full) stays at the head; each such cycle counts one
-// l2_reservation_fails. Misses and write-backs go through the miss queue
+// reservation_fails (L2SliceStats). Misses and write-backs go through the miss queue
 // (l2.miss_queue) to the DRAM request queue (l2.l2_to_dram_queue). DRAM data
 // (l2.dram_to_l2_queue) fills one sector per cycle, allocating the line on
 // fill; its waiters reply one per cycle in arrival order. Write-backs of a
@@ -41,9 +43,9 @@
 #include "memsys/dram_request.h"
 #include "memsys/mem_packet.h"
 #include "configs/spec/memory_spec.h"
-#include "memsys/memory_stats.h"
+#include "memsys/l2_slice_stats.h"
 #include "memsys/mshr_table.h"
-#include "memsys/sector_cache.h"
+#include "memsys/l2_cache_policy.h"
 
 namespace lockstep {
 
@@ -84,11 +86,11 @@ class L2Slice {
   // Nothing queued, in the pipeline or outstanding.
   bool idle() const;
 
-  const MemoryStats& stats(uint32_t slot) const { return stats_[slot]; }
-  MemoryStats take_stats(uint32_t slot);
+  const L2SliceStats& stats(uint32_t slot) const { return stats_[slot]; }
+  L2SliceStats take_stats(uint32_t slot);
 
   // For tests and statistics.
-  const SectorCache& cache() const { return cache_; }
+  const SectorCache& cache() const { return policy_.cache(); }
   uint32_t outstanding_sectors() const { return mshrs_.size(); }
 
  private:
@@ -104,17 +106,18 @@ class L2Slice {
   // Install the oldest DRAM fill and release its waiters.
   void process_fill(uint64_t now);
   // Write-validate the bytes of `mask` into the sector of global `addr`,
-  // allocating the line; returns the write-backs queued for the victim.
-  uint32_t write_bytes(uint64_t addr, uint32_t mask, uint8_t stat_slot, bool queue_writebacks);
+  // allocating the line; queues the victim's write-backs.
+  void write_bytes(uint64_t addr, uint32_t mask, uint8_t stat_slot);
+  // Queues one DRAM write per dirty sector of a victim (slice-local addresses).
+  void queue_writebacks(const VictimWriteBacks& victim, uint8_t stat_slot);
   // The atomic unit starts on a readable sector.
   void start_atomic(const MemPacket& request, uint64_t now);
   DramRequest dram_request_for(uint64_t global_sector, bool write, uint8_t stat_slot) const;
-  uint32_t writebacks_needed(uint64_t addr) const;
 
   const uint32_t id_;
   const L2Spec spec_;
   const AddressMap& map_;
-  SectorCache cache_;             // indexed by slice-local addresses
+  L2CachePolicy policy_;          // the cache, indexed by slice-local addresses
   MshrTable<MemPacket> mshrs_;    // keyed by global sector address
 
   std::deque<Timed> pipeline_;    // accepted, in the tag pipeline
@@ -128,7 +131,7 @@ class L2Slice {
   std::vector<MemPacket> release_buffer_;  // reused by process_fill
   bool accepted_this_cycle_ = false;
 
-  std::array<MemoryStats, kStatSlots> stats_{};
+  std::array<L2SliceStats, kStatSlots> stats_{};
 };
 
 }  // namespace lockstep

@@ -1,44 +1,51 @@
 #pragma once
-// Counters of the memory side (interconnect, L2 slices, DRAM channels) for
-// one kernel. Every block keeps one MemoryStats per statistics slot
-// (mem_packet.h: kStatSlots) and counts into the slot the packet carries;
-// the GPU sums the blocks' shards in block-id order when the kernel ends.
-// Integers only; rates are derived from the merged sums.
+// Counters of the memory side for one kernel: the composition of the blocks'
+// own statistics (interconnect subnets, L2 slices, DRAM channels). Every
+// block keeps one stats struct per statistics slot (mem_packet.h:
+// kStatSlots) and counts into the slot the packet carries; the memory system
+// hands them out per instance (MemoryInstanceStats) or summed (MemoryStats)
+// when the kernel ends. Integers only; rates are derived from the merged sums.
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
+
+#include "memsys/crossbar_stats.h"
+#include "memsys/dram_channel_stats.h"
+#include "memsys/l2_slice_stats.h"
 
 namespace lockstep {
 
 struct MemoryStats {
-  // Interconnect.
-  uint64_t icnt_request_packets = 0;  // SM -> L2 packets delivered
-  uint64_t icnt_request_flits = 0;
-  uint64_t icnt_reply_packets = 0;    // L2 -> SM packets delivered
-  uint64_t icnt_reply_flits = 0;
-  uint64_t icnt_stall_cycles = 0;     // cycles a packet at an input could not advance (output busy or full)
-  // L2 slices.
-  uint64_t l2_read_sectors = 0;       // read requests (sectors) looked up
-  uint64_t l2_read_hits = 0;          // of which served without DRAM
-  uint64_t l2_write_sectors = 0;      // write requests (sectors)
-  uint64_t l2_write_hits = 0;         // of which found their line present
-  uint64_t l2_atomic_sectors = 0;     // atomic / reduction requests (sectors)
-  uint64_t l2_mshr_merges = 0;        // misses merged into an outstanding sector
-  uint64_t l2_reservation_fails = 0;  // cycles the slice could not take its next request (MSHR or queue full)
-  uint64_t l2_writeback_sectors = 0;  // dirty sectors written back on eviction
-  uint64_t l2_fill_sectors = 0;       // sectors filled from DRAM
-  // DRAM channels.
-  uint64_t dram_read_sectors = 0;     // read column commands (32 B each)
-  uint64_t dram_write_sectors = 0;    // write column commands
-  uint64_t dram_activates = 0;
-  uint64_t dram_precharges = 0;
-  uint64_t dram_row_hits = 0;         // column commands to an already open row
-  uint64_t dram_refreshes = 0;
-  uint64_t dram_data_bus_cycles = 0;  // DRAM command cycles the data bus carried data
+  CrossbarStats icnt;     // both subnets
+  L2SliceStats l2;        // every slice
+  DramChannelStats dram;  // every channel
 
   MemoryStats& operator+=(const MemoryStats& o);
-  // Visits every counter with its stable name (Nsight Compute names where one exists).
+  bool operator==(const MemoryStats&) const = default;
+  // Visits every counter with its stable name (Nsight Compute names where one
+  // exists): the interconnect's, then the L2's, then DRAM's, each in its field list's order.
   void for_each(const std::function<void(const std::string&, uint64_t)>& visit) const;
+};
+
+// One block instance's counters under its hierarchical name.
+template <typename Stats>
+struct NamedStats {
+  std::string name;  // "icnt.request", "l2.slice3", "dram.channel1"
+  Stats stats;
+};
+
+// The memory side's counters per block instance, in a fixed order: the
+// request subnet, the reply subnet, the slices by id, the channels by id.
+struct MemoryInstanceStats {
+  std::vector<NamedStats<CrossbarStats>> icnt;
+  std::vector<NamedStats<L2SliceStats>> l2;
+  std::vector<NamedStats<DramChannelStats>> dram;
+
+  // The sum over every instance (what MemoryStats reports).
+  MemoryStats total() const;
+  // Visits every counter of every instance: visit(instance name, counter name, value), in the order above.
+  void for_each(const std::function<void(const std::string&, const std::string&, uint64_t)>& visit) const;
 };
 
 }  // namespace lockstep

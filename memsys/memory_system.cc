@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <string>
 
 #include "memsys/bit_set.h"
 
@@ -261,13 +262,17 @@ uint64_t MemorySystem::next_event_when_idle(uint64_t dram_now) const {
   return next;
 }
 
-MemoryStats MemorySystem::take_stats(uint32_t slot) {
-  MemoryStats total;
-  total += request_net_->take_stats(slot);
-  total += reply_net_->take_stats(slot);
-  for (auto& s : slices_) total += s->take_stats(slot);
-  for (auto& c : channels_) total += c->take_stats(slot);
-  return total;
+MemoryInstanceStats MemorySystem::take_instance_stats(uint32_t slot) {
+  MemoryInstanceStats out;
+  out.icnt.push_back({"icnt.request", request_net_->take_stats(slot)});
+  out.icnt.push_back({"icnt.reply", reply_net_->take_stats(slot)});
+  out.l2.reserve(slices_.size());
+  for (auto& s : slices_) out.l2.push_back({"l2.slice" + std::to_string(s->id()), s->take_stats(slot)});
+  out.dram.reserve(channels_.size());
+  for (auto& c : channels_) out.dram.push_back({"dram.channel" + std::to_string(c->id()), c->take_stats(slot)});
+  return out;
 }
+
+MemoryStats MemorySystem::take_stats(uint32_t slot) { return take_instance_stats(slot).total(); }
 
 }  // namespace lockstep

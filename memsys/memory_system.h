@@ -88,8 +88,11 @@ class MemorySystem : public MemoryModel {
   // run) at which a unit can change state (a refresh falls due); UINT64_MAX
   // when none ever will. Until then every edge of every unit is a no-op.
   uint64_t next_event_when_idle(uint64_t dram_now) const override;
-  // The memory side's counters for one statistics slot, summed in block order
-  // (crossbars, slices by id, channels by id), and reset.
+  // The memory side's counters for one statistics slot, per block instance
+  // ("icnt.request", "icnt.reply", "l2.slice<id>" by id, "dram.channel<id>"
+  // by id), and reset.
+  MemoryInstanceStats take_instance_stats(uint32_t slot);
+  // The same summed over the instances (take_instance_stats(slot).total()), and reset.
   MemoryStats take_stats(uint32_t slot) override;
 
   const AddressMap& address_map() const { return map_; }

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "memsys/address_map.h"
+#include "memsys/index_hash/index_hash.h"
 
 namespace lockstep {
 namespace {

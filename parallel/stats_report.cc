@@ -23,14 +23,14 @@ std::vector<StatValue> derive(const SimulationReport& r, const SmStats& s, const
   m.for_each(integer);
   auto pct = [](uint64_t part, uint64_t whole) { return whole ? 100.0 * double(part) / double(whole) : 0.0; };
   real("l1tex__t_sector_hit_rate.pct", pct(s.l1.global_ld_hit_sectors, s.global_ld_sectors));
-  real("lts__t_sector_op_read_hit_rate.pct", pct(m.l2_read_hits, m.l2_read_sectors));
+  real("lts__t_sector_op_read_hit_rate.pct", pct(m.l2.read_hits, m.l2.read_sectors));
   // DRAM: data-bus busy share of the elapsed DRAM cycles of all channels, and bytes per second.
   const double seconds = r.clocks.core_mhz > 0 ? double(cycles) / (r.clocks.core_mhz * 1e6) : 0.0;
   const double dram_cycles = seconds * r.clocks.dram_mhz * 1e6 * r.dram_channels;
   real("dram__throughput.avg.pct_of_peak_sustained_elapsed",
-       dram_cycles > 0 ? 100.0 * double(m.dram_data_bus_cycles) / dram_cycles : 0.0);
+       dram_cycles > 0 ? 100.0 * double(m.dram.data_bus_cycles) / dram_cycles : 0.0);
   real("dram__bytes.sum.per_second",
-       seconds > 0 ? double(m.dram_read_sectors + m.dram_write_sectors) * 32.0 / seconds : 0.0);
+       seconds > 0 ? double(m.dram.read_sectors + m.dram.write_sectors) * 32.0 / seconds : 0.0);
   return out;
 }
 

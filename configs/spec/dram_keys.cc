@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "configs/spec/config_schema.h"
+#include "configs/spec/policy_registry.h"
 
 namespace lockstep::config {
 namespace {
@@ -59,7 +60,7 @@ void register_dram_keys(ConfigSchema& s) {
           "refresh one bank at a time in rotation, every dram.tREFI / dram.banks (HBM); else all banks at once");
   s.enumeration("dram.scheduler", dram(&DramSpec::scheduler),
                 "DRAM command scheduler (fr_fcfs: row hits first, then oldest)",
-                std::vector{DramScheduler::kFrFcfs, DramScheduler::kFcfs}, dram_scheduler_name);
+                policy_ids<DramScheduler>(), dram_scheduler_name);
   s.field("dram.sched_queue", dram(&DramSpec::sched_queue), "requests the scheduler considers per channel");
   s.field("dram.write_queue", dram(&DramSpec::write_queue),
           "separate write queue per channel (0: writes share dram.sched_queue)");
@@ -72,10 +73,10 @@ void register_dram_keys(ConfigSchema& s) {
           "row and column commands can issue in the same cycle (HBM)");
   s.enumeration("dram.page_policy", dram(&DramSpec::page_policy),
                 "keep a row open after an access, or precharge at once",
-                std::vector{PagePolicy::kOpen, PagePolicy::kClosed}, page_policy_name);
+                policy_ids<PagePolicy>(), page_policy_name);
   s.enumeration("dram.bank_hash", dram(&DramSpec::bank_hash),
                 "how the bank index inside a channel is formed from the address",
-                std::vector{IndexHash::kLinear, IndexHash::kIpoly, IndexHash::kXor}, index_hash_name);
+                policy_ids<IndexHash>(), index_hash_name);
   s.field("dram.extra_latency", dram(&DramSpec::extra_latency),
           "fixed core cycles added to every DRAM access (PHY, pads, return path)");
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "configs/spec/config_schema.h"
+#include "configs/spec/policy_registry.h"
 
 namespace lockstep::config {
 namespace {
@@ -28,7 +29,7 @@ void register_l2_keys(ConfigSchema& s) {
   s.field("l2.mshr_entries", l2(&L2Spec::mshr_entries), "outstanding missed sectors per slice");
   s.field("l2.mshr_max_merge", l2(&L2Spec::mshr_max_merge), "requests merged into one outstanding L2 sector");
   s.field("l2.miss_queue", l2(&L2Spec::miss_queue), "slice misses waiting for the DRAM channel");
-  const std::vector hashes{IndexHash::kLinear, IndexHash::kIpoly, IndexHash::kXor};
+  const std::vector hashes = policy_ids<IndexHash>();
   s.enumeration("l2.set_hash", l2(&L2Spec::set_hash), "how the set index inside a slice is formed from the address",
                 hashes, index_hash_name);
   s.enumeration("l2.partition_hash", l2(&L2Spec::partition_hash), "how the memory channel is chosen from the address",

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "configs/spec/packet_bytes.h"
+#include "configs/spec/policy_registry.h"
 #include "configs/spec/spec_check.h"
 
 namespace lockstep {
@@ -37,17 +38,7 @@ void line_and_sector(const std::string& prefix, uint32_t line, uint32_t sector) 
 
 }  // namespace
 
-const char* index_hash_name(IndexHash hash) {
-  switch (hash) {
-    case IndexHash::kLinear:
-      return "linear";
-    case IndexHash::kIpoly:
-      return "ipoly";
-    case IndexHash::kXor:
-      return "xor";
-  }
-  return "?";
-}
+const char* index_hash_name(IndexHash hash) { return policy_name(hash); }
 
 const char* dram_type_name(DramType type) {
   switch (type) {
@@ -65,25 +56,9 @@ const char* dram_type_name(DramType type) {
   return "?";
 }
 
-const char* dram_scheduler_name(DramScheduler scheduler) {
-  switch (scheduler) {
-    case DramScheduler::kFrFcfs:
-      return "fr_fcfs";
-    case DramScheduler::kFcfs:
-      return "fcfs";
-  }
-  return "?";
-}
+const char* dram_scheduler_name(DramScheduler scheduler) { return policy_name(scheduler); }
 
-const char* page_policy_name(PagePolicy policy) {
-  switch (policy) {
-    case PagePolicy::kOpen:
-      return "open";
-    case PagePolicy::kClosed:
-      return "closed";
-  }
-  return "?";
-}
+const char* page_policy_name(PagePolicy policy) { return policy_name(policy); }
 
 void MemorySpec::validate() const {
   // L1D.

@@ -45,14 +45,14 @@ TEST(MemorySystem, MemcpyWarmedL2TurnsAKernelsFirstReadsIntoHits) {
   drop_memcpys(dir / "cold");
   const MemoryStats warm = run(dir / "warm", "QV100").kernels.at(0).memory;
   const MemoryStats cold = run(dir / "cold", "QV100").kernels.at(0).memory;
-  ASSERT_GT(warm.l2_read_sectors, 1000u);
+  ASSERT_GT(warm.l2.read_sectors, 1000u);
   // Warm: every read hits except the last, partly copied sector of each of
   // the two arrays (a partly written sector is fetched and merged).
-  EXPECT_LE(warm.dram_read_sectors, 2u);
-  EXPECT_GE(warm.l2_read_hits + 2, warm.l2_read_sectors);
+  EXPECT_LE(warm.dram.read_sectors, 2u);
+  EXPECT_GE(warm.l2.read_hits + 2, warm.l2.read_sectors);
   // Cold: every sector is read from DRAM once.
-  EXPECT_EQ(cold.l2_read_hits, 0u);
-  EXPECT_EQ(cold.dram_read_sectors, cold.l2_read_sectors);
+  EXPECT_EQ(cold.l2.read_hits, 0u);
+  EXPECT_EQ(cold.dram.read_sectors, cold.l2.read_sectors);
 }
 
 TEST(MemorySystem, EveryRealTraceReportsTheMemoryCounters) {
@@ -87,9 +87,9 @@ TEST(MemorySystem, EveryRealTraceReportsTheMemoryCounters) {
       sm += k.stats;
     }
     // Every global load sector the L1 missed reached the L2 through the crossbar, and came back.
-    EXPECT_EQ(total.l2_read_sectors, sm.l1.miss_sectors);
-    EXPECT_EQ(total.icnt_request_packets, total.icnt_reply_packets);
-    EXPECT_EQ(total.icnt_request_packets, total.l2_read_sectors + total.l2_write_sectors + total.l2_atomic_sectors);
+    EXPECT_EQ(total.l2.read_sectors, sm.l1.miss_sectors);
+    EXPECT_EQ(total.icnt.request_packets, total.icnt.reply_packets);
+    EXPECT_EQ(total.icnt.request_packets, total.l2.read_sectors + total.l2.write_sectors + total.l2.atomic_sectors);
   }
 }
 

@@ -118,7 +118,7 @@ class ReferenceCrossbar {
       for (uint32_t k = 0; k < m; ++k) {
         const std::deque<Packet>& q = in_[i].voq[(in_[i].accept_ptr + k) % m];
         if (q.empty()) continue;
-        ++slot(q.front().packet).icnt_stall_cycles;
+        ++slot(q.front().packet).stall_cycles;
         break;
       }
     }
@@ -130,9 +130,9 @@ class ReferenceCrossbar {
       if (--in.left > 0) continue;
       const Packet p = in.voq[in.output].front();
       in.voq[in.output].pop_front();
-      MemoryStats& st = slot(p.packet);
-      (replies_ ? st.icnt_reply_packets : st.icnt_request_packets) += 1;
-      (replies_ ? st.icnt_reply_flits : st.icnt_request_flits) += p.flits;
+      CrossbarStats& st = slot(p.packet);
+      (replies_ ? st.reply_packets : st.request_packets) += 1;
+      (replies_ ? st.reply_flits : st.request_flits) += p.flits;
       out_[in.output].arrived.push_back({p.packet, now + spec_.latency, p.flits});
       out_[in.output].connected = false;
       in.connected = false;
@@ -149,7 +149,7 @@ class ReferenceCrossbar {
   }
   uint32_t input_flits(uint32_t i) const { return in_[i].flits; }
   uint32_t output_flits(uint32_t o) const { return out_[o].flits; }
-  const MemoryStats& stats(uint32_t s) const { return stats_[s]; }
+  const CrossbarStats& stats(uint32_t s) const { return stats_[s]; }
 
  private:
   struct Packet {
@@ -167,13 +167,13 @@ class ReferenceCrossbar {
     uint32_t flits = 0, grant_ptr = 0;
     bool connected = false;
   };
-  MemoryStats& slot(const MemPacket& p) { return stats_[p.stat_slot < kStatSlots ? p.stat_slot : 0]; }
+  CrossbarStats& slot(const MemPacket& p) { return stats_[p.stat_slot < kStatSlots ? p.stat_slot : 0]; }
 
   IcntSpec spec_;
   bool replies_;
   std::vector<Input> in_;
   std::vector<Output> out_;
-  std::array<MemoryStats, kStatSlots> stats_{};
+  std::array<CrossbarStats, kStatSlots> stats_{};
 };
 
 TEST(CrossbarTiming, PacketFlitsFollowFromFlitBytes) {
@@ -299,8 +299,8 @@ TEST(CrossbarBackPressure, FullOutputGrantsNothingUntilPopped) {
   EXPECT_EQ(x.output_flits(0), 10u);
   EXPECT_EQ(x.input_flits(0), 10u);  // two writes still at the input
   // Connected during cycles 0-9, stalled during cycles 10-99.
-  EXPECT_EQ(x.stats(0).icnt_stall_cycles, 90u);
-  EXPECT_EQ(x.stats(0).icnt_request_packets, 2u);
+  EXPECT_EQ(x.stats(0).stall_cycles, 90u);
+  EXPECT_EQ(x.stats(0).request_packets, 2u);
 
   EXPECT_EQ(x.output_front(0).token, 0u);
   x.pop_output(0);  // five flits free: the third write is granted in cycle 100
@@ -376,24 +376,24 @@ TEST(CrossbarStats, CountsPacketsAndFlitsIntoThePacketsSlot) {
   req.inject(0, 0, write(1, 3), 0);
   req.inject(1, 0, read(2, 5), 0);
   run(req, 0, 10);
-  EXPECT_EQ(req.stats(3).icnt_request_packets, 1u);
-  EXPECT_EQ(req.stats(3).icnt_request_flits, 5u);
-  EXPECT_EQ(req.stats(5).icnt_request_packets, 1u);
-  EXPECT_EQ(req.stats(5).icnt_request_flits, 1u);
-  EXPECT_EQ(req.stats(5).icnt_reply_packets, 0u);
+  EXPECT_EQ(req.stats(3).request_packets, 1u);
+  EXPECT_EQ(req.stats(3).request_flits, 5u);
+  EXPECT_EQ(req.stats(5).request_packets, 1u);
+  EXPECT_EQ(req.stats(5).request_flits, 1u);
+  EXPECT_EQ(req.stats(5).reply_packets, 0u);
   // Input 1's read waited for the output in cycles 0-4 while the write crossed.
-  EXPECT_EQ(req.stats(5).icnt_stall_cycles, 5u);
-  EXPECT_EQ(req.stats(3).icnt_stall_cycles, 0u);
-  const MemoryStats taken = req.take_stats(3);
-  EXPECT_EQ(taken.icnt_request_flits, 5u);
-  EXPECT_EQ(req.stats(3).icnt_request_flits, 0u);
+  EXPECT_EQ(req.stats(5).stall_cycles, 5u);
+  EXPECT_EQ(req.stats(3).stall_cycles, 0u);
+  const CrossbarStats taken = req.take_stats(3);
+  EXPECT_EQ(taken.request_flits, 5u);
+  EXPECT_EQ(req.stats(3).request_flits, 0u);
 
   Crossbar rep(1, 1, spec(1), /*replies=*/true);
   rep.inject(0, 0, read(1).reply(), 0);  // a read reply carries the sector: 5 flits
   run(rep, 0, 10);
-  EXPECT_EQ(rep.stats(0).icnt_reply_packets, 1u);
-  EXPECT_EQ(rep.stats(0).icnt_reply_flits, 5u);
-  EXPECT_EQ(rep.stats(0).icnt_request_packets, 0u);
+  EXPECT_EQ(rep.stats(0).reply_packets, 1u);
+  EXPECT_EQ(rep.stats(0).reply_flits, 5u);
+  EXPECT_EQ(rep.stats(0).request_packets, 0u);
 }
 
 TEST(CrossbarIdle, IdleOnlyWhenNothingIsBuffered) {
@@ -465,12 +465,12 @@ TEST(CrossbarReference, MatchesTheRulesOnRandomTraffic) {
       }
       for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(x.input_flits(i), ref.input_flits(i)) << "seed " << seed;
       for (uint32_t slot = 0; slot < kStatSlots; ++slot) {
-        const MemoryStats &a = x.stats(slot), &b = ref.stats(slot);
-        ASSERT_EQ(a.icnt_stall_cycles, b.icnt_stall_cycles) << "seed " << seed << " cycle " << t << " slot " << slot;
-        ASSERT_EQ(a.icnt_request_packets, b.icnt_request_packets);
-        ASSERT_EQ(a.icnt_request_flits, b.icnt_request_flits);
-        ASSERT_EQ(a.icnt_reply_packets, b.icnt_reply_packets);
-        ASSERT_EQ(a.icnt_reply_flits, b.icnt_reply_flits);
+        const CrossbarStats &a = x.stats(slot), &b = ref.stats(slot);
+        ASSERT_EQ(a.stall_cycles, b.stall_cycles) << "seed " << seed << " cycle " << t << " slot " << slot;
+        ASSERT_EQ(a.request_packets, b.request_packets);
+        ASSERT_EQ(a.request_flits, b.request_flits);
+        ASSERT_EQ(a.reply_packets, b.reply_packets);
+        ASSERT_EQ(a.reply_flits, b.reply_flits);
       }
     }
   }

@@ -237,7 +237,7 @@ TEST(DramRules, ReadReplyAfterTclPlusBurst) {
   burst.run_to(30);
   ASSERT_EQ(burst.reply_cycles().size(), 1u);
   EXPECT_EQ(burst.reply_cycles()[0], 6u + 7 + 2);
-  EXPECT_EQ(burst.channel().stats(0).dram_data_bus_cycles, 2u);
+  EXPECT_EQ(burst.channel().stats(0).data_bus_cycles, 2u);
 }
 
 // WR at 4, data ends at 7; a later read to the open row waits tWTR: 10 (tCCDL would allow 7).
@@ -282,13 +282,13 @@ TEST(DramRules, RowHitStreamKeepsDataBusFullyBusy) {
     EXPECT_EQ(reads[i], 6 + 2 * i);
     EXPECT_EQ(rig.reply_cycles()[i], 6 + 7 + 2 + 2 * i);
   }
-  const MemoryStats& s = rig.channel().stats(2);
-  EXPECT_EQ(s.dram_data_bus_cycles, 64u);
+  const DramChannelStats& s = rig.channel().stats(2);
+  EXPECT_EQ(s.data_bus_cycles, 64u);
   // First beat at 6 + 7 = 13, last reply at 77: 64 bus cycles in 64 cycles.
-  EXPECT_EQ(rig.reply_cycles().back() - (6 + 7), s.dram_data_bus_cycles);
-  EXPECT_EQ(s.dram_read_sectors, 32u);
-  EXPECT_EQ(s.dram_activates, 1u);
-  EXPECT_EQ(s.dram_row_hits, 31u);
+  EXPECT_EQ(rig.reply_cycles().back() - (6 + 7), s.data_bus_cycles);
+  EXPECT_EQ(s.read_sectors, 32u);
+  EXPECT_EQ(s.activates, 1u);
+  EXPECT_EQ(s.row_hits, 31u);
   EXPECT_TRUE(rig.channel().idle());
 }
 
@@ -332,8 +332,8 @@ TEST(DramRules, FrFcfsServesYoungerRowHitBeforeOlderMiss) {
   EXPECT_EQ(rig.at(Cmd::kPrecharge, 0), 13u);
   EXPECT_EQ(rig.at(Cmd::kActivate, 0, 1), 21u);
   EXPECT_EQ(rig.at(Cmd::kRead, 0, 2), 26u);  // B
-  EXPECT_EQ(rig.channel().stats(0).dram_row_hits, 1u);
-  EXPECT_EQ(rig.channel().stats(0).dram_activates, 2u);
+  EXPECT_EQ(rig.channel().stats(0).row_hits, 1u);
+  EXPECT_EQ(rig.channel().stats(0).activates, 2u);
 }
 
 TEST(DramRules, FcfsServesStrictlyInArrivalOrder) {
@@ -351,9 +351,9 @@ TEST(DramRules, FcfsServesStrictlyInArrivalOrder) {
   EXPECT_EQ(rig.at(Cmd::kPrecharge, 0, 1), 21u + 12);
   EXPECT_EQ(rig.at(Cmd::kActivate, 0, 2), 21u + 20);
   EXPECT_EQ(rig.at(Cmd::kRead, 0, 2), 41u + 5);  // C
-  EXPECT_EQ(rig.channel().stats(0).dram_row_hits, 0u);
-  EXPECT_EQ(rig.channel().stats(0).dram_activates, 3u);
-  EXPECT_EQ(rig.channel().stats(0).dram_precharges, 2u);
+  EXPECT_EQ(rig.channel().stats(0).row_hits, 0u);
+  EXPECT_EQ(rig.channel().stats(0).activates, 3u);
+  EXPECT_EQ(rig.channel().stats(0).precharges, 2u);
 }
 
 // Write queue of 4, drain from 3 down to 1. Eight reads (bank 0) and three writes
@@ -408,9 +408,9 @@ TEST(DramRules, ClosedPagePolicyPrechargesAfterEachAccess) {
   rig.run_to(50);
   EXPECT_EQ(rig.cycles(Cmd::kReadAutoPrecharge), (std::vector<uint64_t>{6, 26}));
   EXPECT_EQ(rig.cycles(Cmd::kActivate), (std::vector<uint64_t>{1, 21}));
-  const MemoryStats& s = rig.channel().stats(1);
-  EXPECT_EQ(s.dram_precharges, 2u);
-  EXPECT_EQ(s.dram_row_hits, 0u);
+  const DramChannelStats& s = rig.channel().stats(1);
+  EXPECT_EQ(s.precharges, 2u);
+  EXPECT_EQ(s.row_hits, 0u);
 
   spec.page_policy = PagePolicy::kOpen;
   Rig open(spec);
@@ -418,8 +418,8 @@ TEST(DramRules, ClosedPagePolicyPrechargesAfterEachAccess) {
   open.push(read(0, 1, 1));
   open.run_to(50);
   EXPECT_EQ(open.cycles(Cmd::kRead), (std::vector<uint64_t>{6, 9}));
-  EXPECT_EQ(open.channel().stats(1).dram_precharges, 0u);
-  EXPECT_EQ(open.channel().stats(1).dram_row_hits, 1u);
+  EXPECT_EQ(open.channel().stats(1).precharges, 0u);
+  EXPECT_EQ(open.channel().stats(1).row_hits, 1u);
 }
 
 // Return queue of 2: two reads issue (6, 9); the rest wait until a reply is taken.
@@ -457,7 +457,7 @@ TEST(DramRules, AllBankRefreshClosesAndBlocksEveryBank) {
   EXPECT_EQ(rig.at(Cmd::kRead, 1), 66u + 5);
   EXPECT_EQ(rig.at(Cmd::kPrecharge, 1), 100u);
   EXPECT_EQ(rig.at(Cmd::kRefresh, DramCommand::kAllBanks, 1), 106u);
-  EXPECT_EQ(rig.channel().stats(0).dram_refreshes, 2u);
+  EXPECT_EQ(rig.channel().stats(0).refreshes, 2u);
   EXPECT_TRUE(rig.channel().idle());  // a refresh alone does not count
 }
 
@@ -485,7 +485,7 @@ TEST(DramRules, PerBankRefreshRotatesAndBlocksOneBank) {
   EXPECT_EQ(rig.at(Cmd::kRefresh, 3), 40u);
   EXPECT_EQ(rig.at(Cmd::kPrecharge, 0), 50u);
   EXPECT_EQ(rig.at(Cmd::kRefresh, 0, 1), 56u);
-  EXPECT_EQ(rig.channel().stats(0).dram_refreshes, 6u);
+  EXPECT_EQ(rig.channel().stats(0).refreshes, 6u);
 }
 
 // --- Spec validation ----------------------------------------------------------
@@ -665,8 +665,8 @@ TEST(DramRules, RandomTrafficObeysEveryRule) {
     }
     EXPECT_EQ(rig.reply_cycles().size(), reads);
     uint64_t read_sectors = 0, write_sectors = 0;
-    read_sectors = rig.channel().stats(0).dram_read_sectors;
-    write_sectors = rig.channel().stats(0).dram_write_sectors;
+    read_sectors = rig.channel().stats(0).read_sectors;
+    write_sectors = rig.channel().stats(0).write_sectors;
     EXPECT_EQ(read_sectors + write_sectors, 600u);
     check_trace(spec, trace, rig.channel().bus_cycles());
   }
@@ -787,9 +787,9 @@ uint64_t pinned_digest(int v, size_t* commands = nullptr) {
     d.add(c.row);
   }
   for (uint32_t slot = 0; slot < 3; ++slot) {
-    const MemoryStats& s = channel.stats(slot);
-    for (uint64_t x : {s.dram_read_sectors, s.dram_write_sectors, s.dram_activates, s.dram_precharges,
-                       s.dram_row_hits, s.dram_refreshes, s.dram_data_bus_cycles})
+    const DramChannelStats& s = channel.stats(slot);
+    for (uint64_t x : {s.read_sectors, s.write_sectors, s.activates, s.precharges,
+                       s.row_hits, s.refreshes, s.data_bus_cycles})
       d.add(x);
   }
   d.add(now);

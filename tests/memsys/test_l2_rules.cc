@@ -134,13 +134,13 @@ TEST(L2Rules, Fig5WriteValidateThenLazyFetchOnRead) {
   EXPECT_EQ(b.dram_read_log[0].addr, A);
   EXPECT_EQ(b.dram_read_log[1].addr, C);
   EXPECT_TRUE(b.dram_writes.empty());
-  const MemoryStats st = b.slice.take_stats(0);
-  EXPECT_EQ(st.l2_read_sectors, 4u);
-  EXPECT_EQ(st.l2_read_hits, 2u);
-  EXPECT_EQ(st.l2_write_sectors, 4u);
-  EXPECT_EQ(st.l2_write_hits, 3u);
-  EXPECT_EQ(st.l2_fill_sectors, 2u);
-  EXPECT_EQ(st.l2_writeback_sectors, 0u);
+  const L2SliceStats st = b.slice.take_stats(0);
+  EXPECT_EQ(st.read_sectors, 4u);
+  EXPECT_EQ(st.read_hits, 2u);
+  EXPECT_EQ(st.write_sectors, 4u);
+  EXPECT_EQ(st.write_hits, 3u);
+  EXPECT_EQ(st.fill_sectors, 2u);
+  EXPECT_EQ(st.writeback_sectors, 0u);
 }
 
 TEST(L2Rules, FullyWrittenSectorIsReadWithoutDram) {
@@ -150,9 +150,9 @@ TEST(L2Rules, FullyWrittenSectorIsReadWithoutDram) {
   EXPECT_EQ(b.access(packet(MemPacketType::kRead, 0x40)), kLatency);
   b.run_until_idle();
   EXPECT_TRUE(b.dram_read_log.empty());
-  const MemoryStats st = b.slice.take_stats(0);
-  EXPECT_EQ(st.l2_read_hits, 1u);
-  EXPECT_EQ(st.l2_write_hits, 1u);  // the second write found the line
+  const L2SliceStats st = b.slice.take_stats(0);
+  EXPECT_EQ(st.read_hits, 1u);
+  EXPECT_EQ(st.write_hits, 1u);  // the second write found the line
 }
 
 TEST(L2Rules, EvictionWritesBackDirtySectorsOnly) {
@@ -171,7 +171,7 @@ TEST(L2Rules, EvictionWritesBackDirtySectorsOnly) {
   EXPECT_EQ(b.dram_writes[0].column, 1u);
   EXPECT_EQ(b.dram_read_log.size(), 1u);
   EXPECT_EQ(b.slice.cache().probe(0x00), SectorState::kLineMiss);
-  EXPECT_EQ(b.slice.take_stats(0).l2_writeback_sectors, 2u);
+  EXPECT_EQ(b.slice.take_stats(0).writeback_sectors, 2u);
 }
 
 TEST(L2Rules, FillEvictionWritesBackDirtySectors) {
@@ -199,11 +199,11 @@ TEST(L2Rules, MshrMergesMissesToOutstandingSector) {
   EXPECT_EQ(b.replies[1].second.token, 3u);
   EXPECT_EQ(b.replies[2].first, 31u);
   EXPECT_EQ(b.replies[2].second.token, 2u);
-  const MemoryStats st = b.slice.take_stats(0);
-  EXPECT_EQ(st.l2_mshr_merges, 1u);
-  EXPECT_EQ(st.l2_reservation_fails, 18u);  // cycles 12 .. 29
-  EXPECT_EQ(st.l2_read_sectors, 3u);
-  EXPECT_EQ(st.l2_read_hits, 1u);
+  const L2SliceStats st = b.slice.take_stats(0);
+  EXPECT_EQ(st.mshr_merges, 1u);
+  EXPECT_EQ(st.reservation_fails, 18u);  // cycles 12 .. 29
+  EXPECT_EQ(st.read_sectors, 3u);
+  EXPECT_EQ(st.read_hits, 1u);
 }
 
 TEST(L2Rules, ReservationFailsWhileMshrsAreFull) {
@@ -219,8 +219,8 @@ TEST(L2Rules, ReservationFailsWhileMshrsAreFull) {
   EXPECT_EQ(b.replies[1].first, 31u);
   EXPECT_EQ(b.replies[2].first, 50u);
   EXPECT_EQ(b.replies[2].second.token, 3u);
-  EXPECT_EQ(b.slice.take_stats(5).l2_reservation_fails, 18u);  // counted in the waiting request's slot
-  EXPECT_EQ(b.slice.take_stats(0).l2_reservation_fails, 0u);
+  EXPECT_EQ(b.slice.take_stats(5).reservation_fails, 18u);  // counted in the waiting request's slot
+  EXPECT_EQ(b.slice.take_stats(0).reservation_fails, 0u);
 }
 
 TEST(L2Rules, AtomicFetchesThenRunsInTheAtomicUnit) {
@@ -236,9 +236,9 @@ TEST(L2Rules, AtomicFetchesThenRunsInTheAtomicUnit) {
   EXPECT_EQ(b.access(packet(MemPacketType::kAtomic, 0x80, 0x000000f0)), kLatency + kDramLatency + 4);
   b.run_until_idle();
   EXPECT_EQ(b.dram_read_log.size(), 2u);
-  const MemoryStats st = b.slice.take_stats(0);
-  EXPECT_EQ(st.l2_atomic_sectors, 3u);
-  EXPECT_EQ(st.l2_read_sectors, 0u);
+  const L2SliceStats st = b.slice.take_stats(0);
+  EXPECT_EQ(st.atomic_sectors, 3u);
+  EXPECT_EQ(st.read_sectors, 0u);
 }
 
 TEST(L2Rules, WarmedDataIsReadWithoutDram) {
@@ -251,7 +251,7 @@ TEST(L2Rules, WarmedDataIsReadWithoutDram) {
   ASSERT_EQ(b.dram_read_log.size(), 1u);
   EXPECT_EQ(b.dram_read_log[0].addr, 0x120u);
   EXPECT_EQ(b.slice.cache().dirty_sectors(), 2u);  // copied data is dirty (not yet in DRAM)
-  EXPECT_EQ(b.slice.take_stats(0).l2_read_hits, 1u);
+  EXPECT_EQ(b.slice.take_stats(0).read_hits, 1u);
 }
 
 TEST(L2Rules, DramRequestsCarryTheDecodedAddress) {
@@ -265,7 +265,7 @@ TEST(L2Rules, DramRequestsCarryTheDecodedAddress) {
   EXPECT_EQ(b.dram_read_log[0].column, 7u);
   EXPECT_EQ(b.dram_read_log[0].stat_slot, 2u);
   EXPECT_FALSE(b.dram_read_log[0].write);
-  EXPECT_EQ(b.slice.take_stats(2).l2_fill_sectors, 1u);
+  EXPECT_EQ(b.slice.take_stats(2).fill_sectors, 1u);
 }
 
 TEST(MshrTable, MergesUpToTheLimitAndReleasesInArrivalOrder) {

@@ -1,0 +1,22 @@
+// FCFS DRAM scheduler: column commands strictly in arrival order; row
+// commands may prepare each bank for its oldest request ahead of time.
+#include "memsys/dram_channel.h"
+
+namespace lockstep {
+
+// Only the oldest request of the queue may read or write (none while its bank is refreshing).
+DramChannel::ColumnPick DramChannel::fcfs_column(const RequestQueue& queue, uint64_t now, uint32_t refreshing) const {
+  uint64_t oldest = UINT64_MAX;
+  uint32_t first = DramCommand::kAllBanks;
+  for (uint32_t b = 0; b < spec_.banks; ++b) {
+    if (queue.head_seq[b] < oldest) {
+      oldest = queue.head_seq[b];
+      first = b;
+    }
+  }
+  if (first != DramCommand::kAllBanks && first != refreshing && column_ready(queue.by_bank[first].front(), now))
+    return ColumnPick{first, 0};
+  return ColumnPick{};
+}
+
+}  // namespace lockstep

@@ -1,0 +1,17 @@
+#pragma once
+// Set, channel and bank indices from an address under an IndexHash policy
+// (policy_registry.h): one file per hash in this folder, selected by a switch
+// (called per access: no virtual call).
+#include <cstdint>
+
+#include "memsys/index_hash/ipoly.h"
+#include "configs/spec/memory_spec.h"
+
+namespace lockstep {
+
+// `bits`-bit index of `value` by a hash: linear = low bits; ipoly = ipoly_reduce;
+// xor = XOR of every `bits`-bit group of value. Each is a bijection on the low
+// bits for fixed higher bits.
+uint32_t index_hash(IndexHash hash, uint64_t value, uint32_t bits);
+
+}  // namespace lockstep

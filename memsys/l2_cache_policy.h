@@ -1,0 +1,83 @@
+#pragma once
+// The L2's cache decisions without time: a sectored, write-back,
+// write-validate cache over a SectorCache (papers/volta-memory-system.txt
+// §III-B, accel-sim.txt "Write-Aware Cache Design"). The timed slice
+// (l2_slice.h) asks it every question about the cache and adds queues,
+// MSHRs and latencies; a functional memory model can call it directly to
+// count hits and DRAM traffic.
+//
+// Rules, per sector (addresses are whatever the owner indexes by: a slice's
+// slice-local addresses):
+//   read / atomic  served only by a readable sector (valid, every byte
+//                  present): hit. Otherwise the sector is fetched from DRAM:
+//                  missing line, missing sector, or a sector only partly
+//                  written ("lazy fetch on read": the fetched data merges
+//                  under the written bytes on fill).
+//   write          write-validate: never fetches. Installs its bytes as
+//                  present and dirty, allocating the line if absent (a write
+//                  "hit" when the line was present). An atomic, once its
+//                  sector is readable, writes its bytes the same way.
+//   fill           DRAM data: the sector becomes readable, allocating the
+//                  line if absent; bytes written meanwhile stay (and stay dirty).
+//   allocation     (write, fill) replaces the set's LRU line when the set is
+//                  full: each of its dirty sectors is one DRAM write-back.
+//   warm           copy-engine data: written bytes, victims' write-backs dropped.
+#include <bit>
+#include <cstdint>
+
+#include "configs/spec/memory_spec.h"
+#include "memsys/sector_cache.h"
+
+namespace lockstep {
+
+// The dirty sectors of an evicted line: one DRAM write-back each, in sector order.
+struct VictimWriteBacks {
+  uint64_t line_addr = 0;      // evicted line (in the cache's address space)
+  uint32_t dirty_sectors = 0;  // bit s: sector s is written back
+  uint32_t sector_bytes = 32;
+
+  uint32_t count() const { return uint32_t(std::popcount(dirty_sectors)); }
+  // visit(sector address) for every write-back, lowest sector first.
+  template <typename Visit>
+  void for_each(Visit&& visit) const {
+    for (uint32_t m = dirty_sectors; m != 0; m &= m - 1)
+      visit(line_addr + uint64_t(std::countr_zero(m)) * sector_bytes);
+  }
+};
+
+class L2CachePolicy {
+ public:
+  // Throws std::invalid_argument on an impossible geometry.
+  explicit L2CachePolicy(const L2Spec& spec);
+
+  const SectorCache& cache() const { return cache_; }
+  uint64_t sector_addr(uint64_t addr) const { return cache_.sector_addr(addr); }
+
+  // What the cache holds for the sector of addr (no side effects).
+  SectorState lookup(uint64_t addr) const { return cache_.probe(addr); }
+  // A read or atomic finding `state` is served without DRAM.
+  static bool readable(SectorState state) { return state == SectorState::kHit; }
+  // A write finding `state` counts as a write hit (its line was present).
+  static bool write_hit(SectorState state) { return state != SectorState::kLineMiss; }
+  // The sectors of the line holding addr (bit s: sector s) among `sectors`
+  // that a read would have to fetch.
+  uint32_t sectors_to_fetch(uint64_t addr, uint32_t sectors) const;
+
+  // A read or atomic served by its readable sector: the line becomes most recently used.
+  void hit(uint64_t addr) { cache_.touch(addr); }
+  // Write-validate the bytes of byte_mask into the sector of addr (see above).
+  VictimWriteBacks write(uint64_t addr, uint32_t byte_mask) { return writebacks_of(cache_.write(addr, byte_mask, true)); }
+  // The write-backs write(addr, ...) or fill(addr) would cause now (nothing changes).
+  uint32_t writebacks_needed(uint64_t addr) const { return writebacks_of(cache_.victim_of(addr)).count(); }
+  // DRAM data for the sector of addr.
+  VictimWriteBacks fill(uint64_t addr) { return writebacks_of(cache_.fill(addr)); }
+  // Copy engine: bytes [addr, addr + bytes) of one sector land as written data; victims are dropped.
+  void warm(uint64_t addr, uint32_t bytes);
+
+ private:
+  VictimWriteBacks writebacks_of(const Eviction& ev) const;
+
+  SectorCache cache_;
+};
+
+}  // namespace lockstep
