@@ -9,9 +9,7 @@
 namespace lockstep {
 
 Sm::Sm(uint32_t id, const SmSpec& spec)
-    : id_(id),
-      spec_(spec),
-      slots_(spec),
+    : SmModel(id, spec),
       warps_(spec.max_warps),
       fetch_(spec, stats_),
       scoreboard_(spec.max_warps),
@@ -219,7 +217,7 @@ void Sm::issue(uint32_t sc, uint64_t now) {
 }
 
 bool Sm::tick(uint64_t now) {
-  if (offered_.block) accept(offered_.launch, std::move(offered_.block), offered_.now);  // (moved from: null again)
+  accept_offered_block();
   if (!busy()) return false;
   ++stats_.cycles_active;
   stats_.warps_active_sum += slots_.resident_warps();
@@ -241,7 +239,7 @@ bool Sm::tick(uint64_t now) {
   // cycle (fair memory issue, papers/volta-memory-system.txt Table II).
   const uint32_t first = uint32_t(now % spec_.subcores);
   for (uint32_t i = 0; i < spec_.subcores; ++i) issue((first + i) % spec_.subcores, now);
-  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch_.fetch(sc, now, warps_, *program_);
+  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch_.fetch(sc, now, warps_, schedulers_[sc]->resident(), *program_);
   const bool changed =
       stats_.warp_insts != issued_before || fetch_.attempts() != fetches_before || slots_.barriers_opened();
   sleep_until_ = changed || !spec_.gating ? 0 : next_timed_event(now);
@@ -270,10 +268,10 @@ uint64_t Sm::next_timed_event(uint64_t now) const {
   auto later = [&](uint64_t t) {
     if (t > now && t < next) next = t;
   };
-  for (const WarpState& w : warps_)
-    if (w.active) {
-      later(w.fetch_blocked_until);
-      later(w.fetch_ready);
+  for (const auto& scheduler : schedulers_)
+    for (uint32_t slot : scheduler->resident()) {
+      later(warps_[slot].fetch_blocked_until);
+      later(warps_[slot].fetch_ready);
     }
   units_.for_each_free_at(later);
   collectors_.for_each_free_at(later);

@@ -42,78 +42,34 @@
 #include "core/sm/warp_state.h"
 #include "core/sm/writeback_queue.h"
 #include "core/sm_memory_port.h"
+#include "core/sm_model.h"
 #include "configs/spec/sm_spec.h"
 #include "core/sm_stats.h"
 #include "frontend/trace/block_trace.h"
 
 namespace lockstep {
 
-class Sm {
+class Sm final : public SmModel {
  public:
   Sm(uint32_t id, const SmSpec& spec);
 
-  uint32_t id() const { return id_; }
   // The memory below the LD/ST unit: a port of SmMemoryPort (core/sm_memory_port.h).
   // Without this call: perfect memory (FixedLatencyPort of sm.perfect_memory_latency).
-  template <typename Port>
-  void attach_memory(Port port) {
-    ldst_.attach(std::move(port));
-  }
-  // What the block dispatcher needs to know of an SM.
-  using Residency = BlockSlots::Residency;
-  Residency residency() const { return slots_.residency(); }
-  // Whether an SM of `spec` in state `r` can take a block of `launch`.
-  static bool can_accept(const Residency& r, const KernelLaunch& launch, const SmSpec& spec) {
-    return BlockSlots::can_accept(r, launch, spec);
-  }
-  // Called between cycles by the dispatcher.
-  bool can_accept(const KernelLaunch& launch) const { return can_accept(residency(), launch, spec_); }
-  void accept(const KernelLaunch& launch, std::unique_ptr<BlockTrace> block, uint64_t now);
-  // The threaded dispatcher's hand-over: the block is accepted at the start
-  // of the SM's tick of the same cycle (exactly as accept() then tick()), on
-  // the thread that ticks the SM, so the dispatcher writes none of its warp
-  // state. At most one block per SM per cycle.
-  void offer(const KernelLaunch& launch, std::unique_ptr<BlockTrace> block, uint64_t now) {
-    if (offered_.block) throw std::logic_error("Sm::offer: a second block in one cycle");
-    offered_ = OfferedBlock{launch, std::move(block), now};
-  }
-  bool has_offered_block() const { return offered_.block != nullptr; }
-  // Advances one core cycle. Returns false when the SM holds no block.
-  bool tick(uint64_t now);
-  bool busy() const { return slots_.resident_blocks() > 0; }
-  // Fast-forward. The first cycle after `now` (the last one ticked) whose
-  // tick() could do more than repeat the last evaluated cycle, given that no
-  // memory reply arrives before it; UINT64_MAX when the SM holds no block
-  // (or only warps that wait for memory).
-  uint64_t quiet_until(uint64_t now) const;
-  // The statistics of `cycles` ticks that quiet_until() said repeat the last one.
-  void skip_quiet_cycles(uint64_t cycles);
-  // The kernel whose blocks the SM holds or held last (UINT32_MAX before any).
-  uint32_t current_kernel() const { return slots_.current_kernel(); }
-  // Called between cycles by the dispatcher: moves the traces of retired
-  // blocks to `spares`, to be decoded into again (no allocation per block).
-  void take_spent_blocks(std::vector<std::unique_ptr<BlockTrace>>& spares) { slots_.take_spent_blocks(spares); }
-  // Blocks retired since the last call (all of current_kernel()).
-  uint32_t take_retired_blocks() { return slots_.take_retired_blocks(); }
+  void attach_memory(SmMemoryPort port) override { ldst_.attach(std::move(port)); }
+  void accept(const KernelLaunch& launch, std::unique_ptr<BlockTrace> block, uint64_t now) override;
+  bool tick(uint64_t now) override;
+  uint64_t quiet_until(uint64_t now) const override;
+  void skip_quiet_cycles(uint64_t cycles) override;
+  const SmStats& stats() const override { return stats_; }
+  SmStats take_stats() override;
+  std::vector<std::string> describe_stuck_warps() const override;
 
   // Tests and debugging: called for every issued instruction with
   // (cycle, warp id within its block, block index, trace position).
   using IssueObserver = std::function<void(uint64_t, uint32_t, const Dim3&, uint32_t)>;
   void set_issue_observer(IssueObserver observer) { observer_ = std::move(observer); }
 
-  // The SM's own counters so far (the memory port's are added by take_stats()).
-  const SmStats& stats() const { return stats_; }
-  SmStats take_stats();  // returns and resets the counters, the memory port's in SmStats::l1
-  // One line per resident warp that cannot make progress (for the watchdog).
-  std::vector<std::string> describe_stuck_warps() const;
-
  private:
-  struct OfferedBlock {
-    KernelLaunch launch;
-    std::unique_ptr<BlockTrace> block;  // null: none offered
-    uint64_t now = 0;
-  };
-
   void writeback(uint64_t now);
   void issue(uint32_t subcore, uint64_t now);
   bool try_issue(WarpState& w, uint32_t warp_slot, uint64_t now, uint32_t& units_used, StallReason& why);
@@ -123,12 +79,7 @@ class Sm {
   void release_barriers();
   uint64_t next_timed_event(uint64_t now) const;
 
-  const uint32_t id_;
-  const SmSpec& spec_;
   SmStats stats_;
-  OfferedBlock offered_;
-
-  BlockSlots slots_;
   std::vector<WarpState> warps_;  // max_warps slots; slot % subcores = sub-core
   uint64_t launch_seq_ = 0;
   const KernelProgram* program_ = nullptr;

@@ -6,13 +6,15 @@
 #include "parallel/cycle_engine.h"
 #include "parallel/kernel_dispatcher.h"
 #include "parallel/memory_models.h"
+#include "parallel/sm_models.h"
 #include "parallel/run_options.h"
 #include "parallel/watchdog.h"
 
 namespace lockstep {
 
-Gpu::Gpu(const GpuSpec& spec, const std::string& memory_model) : spec_(spec), clocks_(spec.clocks) {
-  for (uint32_t i = 0; i < spec.sms; ++i) sms_.push_back(std::make_unique<Sm>(i, spec.sm));
+Gpu::Gpu(const GpuSpec& spec, const std::string& sm_model, const std::string& memory_model)
+    : spec_(spec), clocks_(spec.clocks) {
+  for (uint32_t i = 0; i < spec.sms; ++i) sms_.push_back(build_sm_model(sm_model, i, spec.sm));
   memory_ = build_memory_model(memory_model, spec, clocks_, sms_);
   // Room for every edge of a core cycle: no allocation in the cycle loop.
   edges_.reserve(size_t(clocks_.max_edges_per_core_cycle(ClockDomain::kIcnt)) +

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sm.h"
+#include "core/sm_model.h"
 #include "memsys/memory_model.h"
 #include "parallel/clock_domains.h"
 #include "parallel/engine_report.h"
@@ -39,9 +39,10 @@ struct RunOptions;
 
 class Gpu {
  public:
-  // `memory_model`: a name of parallel/memory_models.h ("cycle", "perfect");
-  // throws std::invalid_argument for another.
-  Gpu(const GpuSpec& spec, const std::string& memory_model);
+  // `sm_model`: a name of parallel/sm_models.h ("cycle"); `memory_model`: a
+  // name of parallel/memory_models.h ("cycle", "perfect"); throws
+  // std::invalid_argument for another.
+  Gpu(const GpuSpec& spec, const std::string& sm_model, const std::string& memory_model);
   ~Gpu();
 
   // Simulates `jobs` (in order) to completion or until the cycle budget
@@ -67,7 +68,7 @@ class Gpu {
 
   const GpuSpec& spec_;
   ClockDomains clocks_;
-  std::vector<std::unique_ptr<Sm>> sms_;
+  std::vector<std::unique_ptr<SmModel>> sms_;
   std::unique_ptr<MemoryModel> memory_;
   std::vector<MemoryEdge> edges_;  // this core cycle's memory-side edges (phase A)
   std::vector<SmView> sm_views_;

@@ -7,7 +7,7 @@ namespace lockstep {
 void SmClusterPiece::run(uint64_t now) {
   const uint32_t nsms = uint32_t(sms_.size());
   for (uint32_t s = first_; s < last_; ++s) {
-    Sm& sm = *sms_[s];
+    SmModel& sm = *sms_[s];
     // The SM consumes its reply port: it takes in last cycle's replies
     // first and publishes its pops last, every cycle.
     memory_.receive_replies(s);
@@ -15,7 +15,7 @@ void SmClusterPiece::run(uint64_t now) {
       sm.tick(now);
     memory_.publish_reply_pops(s);
     SmView& view = views_[s];
-    const Sm::Residency residency = sm.residency();
+    const SmModel::Residency residency = sm.residency();
     if (!(view.residency == residency)) {
       view.residency = residency;
       views_changed_ = true;

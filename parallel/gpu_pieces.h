@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/sm.h"
+#include "core/sm_model.h"
 #include "memsys/memory_model.h"
 #include "parallel/cycle_engine.h"
 
@@ -16,20 +16,20 @@ namespace lockstep {
 // piece (each field written only when it changes): what the dispatcher needs
 // of the SM between cycles, so that it never reads the SMs' own cache lines.
 struct SmView {
-  Sm::Residency residency;
+  SmModel::Residency residency;
   uint32_t retired = 0;  // blocks retired in the cycle just run
 };
 
 // Ticks SMs [first, last): each between its reply port's receive and publish.
 class alignas(64) SmClusterPiece final : public EnginePiece {
  public:
-  SmClusterPiece(std::vector<std::unique_ptr<Sm>>& sms, uint32_t first, uint32_t last, MemoryModel& memory,
+  SmClusterPiece(std::vector<std::unique_ptr<SmModel>>& sms, uint32_t first, uint32_t last, MemoryModel& memory,
                  std::vector<SmView>& views, bool unlatched_coupling_for_tests)
       : sms_(sms), first_(first), last_(last), memory_(memory), views_(views),
         unlatched_coupling_(unlatched_coupling_for_tests) {}
 
   void run(uint64_t now) override;
-  // The earliest Sm::quiet_until of its SMs (now + 1 as soon as one says so).
+  // The earliest SmModel::quiet_until of its SMs (now + 1 as soon as one says so).
   uint64_t quiet_until(uint64_t now) const override;
   // Between cycles (the leader): whether a view of its SMs changed or one of
   // them retired a block since the last call (else the dispatcher need not
@@ -41,7 +41,7 @@ class alignas(64) SmClusterPiece final : public EnginePiece {
   }
 
  private:
-  std::vector<std::unique_ptr<Sm>>& sms_;
+  std::vector<std::unique_ptr<SmModel>>& sms_;
   const uint32_t first_, last_;
   MemoryModel& memory_;
   std::vector<SmView>& views_;

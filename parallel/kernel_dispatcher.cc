@@ -18,7 +18,7 @@ void KernelDispatcher::RunningKernel::pull(std::vector<std::unique_ptr<BlockTrac
   program->extend(*table);
 }
 
-KernelDispatcher::KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_ptr<Sm>>& sms,
+KernelDispatcher::KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_ptr<SmModel>>& sms,
                                    const std::vector<SmView>& views, MemoryModel& memory, TraceSource& trace,
                                    const std::vector<KernelJob>& jobs, bool memcpy_warms_l2,
                                    bool drop_retirements_for_tests)
@@ -130,9 +130,9 @@ void KernelDispatcher::dispatch(uint64_t now) {
   const uint32_t nsms = uint32_t(sms_.size()), start = last_dispatch_ + 1;
   for (uint32_t i = 0; i < nsms; ++i) {
     const uint32_t s = (start + i) % nsms;
-    Sm& sm = *sms_[s];
+    SmModel& sm = *sms_[s];
     for (RunningKernel& rk : running_) {
-      if (!rk.next || !Sm::can_accept(views_[s].residency, rk.launch, spec_.sm)) continue;
+      if (!rk.next || !SmModel::can_accept(views_[s].residency, rk.launch, spec_.sm)) continue;
       if (sm.current_kernel() != rk.launch.kernel_index) collect_stats(sm);
       sm.take_spent_blocks(spare_blocks_);
       sm.offer(rk.launch, std::move(rk.next), now);  // accepted in its tick, on its thread
@@ -173,7 +173,7 @@ void KernelDispatcher::retire(uint64_t now, bool views_changed) {
   bool any_busy = false;  // blocks dispatched and not retired
   for (const RunningKernel& rk : running_) any_busy |= rk.dispatched > rk.retired;
   for (const RunningKernel& rk : running_)
-    if (!any_busy && rk.next && !Sm::can_accept(Sm::Residency{}, rk.launch, spec_.sm))
+    if (!any_busy && rk.next && !SmModel::can_accept(SmModel::Residency{}, rk.launch, spec_.sm))
       throw SimulationError("kernel " + std::to_string(manifest_.kernels[rk.launch.kernel_index].kernel_id) +
                             ": no SM can take a block of " + std::to_string(rk.launch.warps_per_block) + " warps");
 }
@@ -198,7 +198,7 @@ uint64_t KernelDispatcher::next_change(uint64_t now) const {
   for (const RunningKernel& rk : running_)
     if (rk.next)
       for (const SmView& view : views_)
-        if (Sm::can_accept(view.residency, rk.launch, spec_.sm)) return now + 1;
+        if (SmModel::can_accept(view.residency, rk.launch, spec_.sm)) return now + 1;
   return std::max(now + 1, launch_due());
 }
 
@@ -211,7 +211,7 @@ std::string KernelDispatcher::describe_running() const {
   return out;
 }
 
-void KernelDispatcher::collect_stats(Sm& sm) {
+void KernelDispatcher::collect_stats(SmModel& sm) {
   const uint32_t k = sm.current_kernel();
   for (KernelResult& r : results_)
     if (r.kernel_index == k) {

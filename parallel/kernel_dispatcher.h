@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sm.h"
+#include "core/sm_model.h"
 #include "frontend/trace/trace_source.h"
 #include "memsys/memory_model.h"
 #include "parallel/gpu_pieces.h"
@@ -37,7 +37,7 @@ class KernelDispatcher {
  public:
   // Everything given outlives the dispatcher; `views` are the SMs' (SmView).
   // drop_retirements_for_tests: TestSwitches::drop_retirements.
-  KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_ptr<Sm>>& sms, const std::vector<SmView>& views,
+  KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_ptr<SmModel>>& sms, const std::vector<SmView>& views,
                    MemoryModel& memory, TraceSource& trace, const std::vector<KernelJob>& jobs,
                    bool memcpy_warms_l2, bool drop_retirements_for_tests);
   ~KernelDispatcher();
@@ -96,14 +96,14 @@ class KernelDispatcher {
   void launch(uint64_t now);
   void dispatch(uint64_t now);
   // Moves the SM's counters to the result of the kernel it holds or held last.
-  void collect_stats(Sm& sm);
+  void collect_stats(SmModel& sm);
   // The kernel's occupancy on these SMs (std::invalid_argument when a block cannot fit).
   Occupancy occupancy_of(const KernelInfo& info) const;
   // Blocks a kernel's launch dispatches at once: a full load of every SM.
   uint32_t first_wave(const Occupancy& o) const { return uint32_t(sms_.size()) * o.blocks_per_sm; }
 
   const GpuSpec& spec_;
-  std::vector<std::unique_ptr<Sm>>& sms_;
+  std::vector<std::unique_ptr<SmModel>>& sms_;
   const std::vector<SmView>& views_;
   MemoryModel& memory_;
   TraceSource& trace_;

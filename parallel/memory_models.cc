@@ -10,7 +10,7 @@ namespace lockstep {
 namespace {
 
 std::unique_ptr<MemoryModel> build_cycle(const GpuSpec& spec, const ClockDomains& clocks,
-                                         std::vector<std::unique_ptr<Sm>>& sms) {
+                                         std::vector<std::unique_ptr<SmModel>>& sms) {
   MemoryTiming timing;
   // dram.extra_latency is in core cycles; the return path counts DRAM cycles.
   timing.dram_extra_cycles = uint32_t(clocks.cycles_in(ClockDomain::kDram, spec.memory.dram.extra_latency));
@@ -27,7 +27,7 @@ std::unique_ptr<MemoryModel> build_cycle(const GpuSpec& spec, const ClockDomains
 }
 
 // Every SM's accesses complete sm.perfect_memory_latency after issue; nothing below the SMs.
-std::unique_ptr<MemoryModel> build_perfect(const GpuSpec& spec, const ClockDomains&, std::vector<std::unique_ptr<Sm>>& sms) {
+std::unique_ptr<MemoryModel> build_perfect(const GpuSpec& spec, const ClockDomains&, std::vector<std::unique_ptr<SmModel>>& sms) {
   for (const auto& sm : sms) sm->attach_memory(FixedLatencyPort(spec.sm.perfect_memory_latency));
   return std::make_unique<FixedLatencyMemory>();
 }
@@ -42,7 +42,7 @@ constexpr std::array<MemoryModelEntry, 2> kModels{{
 std::span<const MemoryModelEntry> memory_models() { return kModels; }
 
 std::unique_ptr<MemoryModel> build_memory_model(const std::string& name, const GpuSpec& spec,
-                                                const ClockDomains& clocks, std::vector<std::unique_ptr<Sm>>& sms) {
+                                                const ClockDomains& clocks, std::vector<std::unique_ptr<SmModel>>& sms) {
   std::string known;
   for (const MemoryModelEntry& m : kModels) {
     if (name == m.name) return m.build(spec, clocks, sms);

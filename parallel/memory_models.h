@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sm.h"
+#include "core/sm_model.h"
 #include "memsys/memory_model.h"
 #include "parallel/clock_domains.h"
 #include "configs/spec/gpu_spec.h"
@@ -21,12 +21,12 @@ struct MemoryModelEntry {
   const char* description;
   // Builds the model for `spec` on `clocks` and hooks every SM of `sms` to it.
   std::unique_ptr<MemoryModel> (*build)(const GpuSpec& spec, const ClockDomains& clocks,
-                                        std::vector<std::unique_ptr<Sm>>& sms);
+                                        std::vector<std::unique_ptr<SmModel>>& sms);
 };
 
 std::span<const MemoryModelEntry> memory_models();
 // The model called `name`; throws std::invalid_argument naming the known ones.
 std::unique_ptr<MemoryModel> build_memory_model(const std::string& name, const GpuSpec& spec,
-                                                const ClockDomains& clocks, std::vector<std::unique_ptr<Sm>>& sms);
+                                                const ClockDomains& clocks, std::vector<std::unique_ptr<SmModel>>& sms);
 
 }  // namespace lockstep

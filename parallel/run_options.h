@@ -38,6 +38,8 @@ struct RunOptions {
   // -gpgpu_perf_sim_memcpy); false (--no-memcpy-warm): every kernel starts
   // with the caches as the kernels before it left them, the first with cold caches.
   bool memcpy_warms_l2 = true;
+  // The SM model, by name (parallel/sm_models.h): "cycle".
+  std::string sm_model = "cycle";
   // The memory below the SMs, by name (parallel/memory_models.h): "cycle"
   // (L1D/L2/DRAM) or "perfect" (--perfect-memory: fixed latency).
   std::string memory_model = "cycle";

@@ -105,7 +105,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOpti
     }
   }
 
-  Gpu gpu(spec, options.memory_model);
+  Gpu gpu(spec, options.sm_model, options.memory_model);
   report.max_cycles = options.max_cycles;
   report.memcpy_warms_l2 = options.memcpy_warms_l2;
   // The results into the report; selected kernels without one are listed

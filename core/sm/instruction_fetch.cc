@@ -1,22 +1,31 @@
 #include "core/sm/instruction_fetch.h"
 
+#include <algorithm>
+
 namespace lockstep {
 
 InstructionFetch::InstructionFetch(const SmSpec& spec, SmStats& stats) : spec_(spec), stats_(stats), icache_(spec) {
   last_fetched_.assign(spec.subcores, UINT32_MAX);
 }
 
-void InstructionFetch::fetch(uint32_t sc, uint64_t now, std::span<WarpState> warps, const KernelProgram& program) {
-  const uint32_t per = (spec_.max_warps - sc + spec_.subcores - 1) / spec_.subcores;
+void InstructionFetch::fetch(uint32_t sc, uint64_t now, std::span<WarpState> warps, std::span<const uint32_t> resident,
+                             const KernelProgram& program) {
+  // Round robin over the sub-core's slots from the one after the last warp
+  // fetched for; only resident warps can fetch, so the walk visits those
+  // (`resident`, in slot order) and never reads an empty slot's state.
+  const uint32_t last = last_fetched_[sc];
+  size_t start = 0;
+  if (last != UINT32_MAX)
+    start = size_t(std::upper_bound(resident.begin(), resident.end(), sc + last * spec_.subcores) - resident.begin());
   uint32_t fetched = 0;
-  uint32_t idx = last_fetched_[sc] == UINT32_MAX ? 0 : last_fetched_[sc] + 1;
-  for (uint32_t i = 0; i < per && fetched < spec_.fetch_per_cycle; ++i, ++idx) {
-    if (idx >= per) idx -= per;
-    WarpState& w = warps[sc + idx * spec_.subcores];
-    if (!w.active || w.next_fetch - w.next_issue >= spec_.ibuffer_entries || w.fetch_blocked_until > now) continue;
+  for (size_t i = 0, k = start; i < resident.size() && fetched < spec_.fetch_per_cycle; ++i, ++k) {
+    if (k >= resident.size()) k = 0;
+    const uint32_t slot = resident[k];
+    WarpState& w = warps[slot];
+    if (w.next_fetch - w.next_issue >= spec_.ibuffer_entries || w.fetch_blocked_until > now) continue;
     const uint32_t size = uint32_t(w.trace->insts.size());
     if (w.next_fetch >= size) continue;
-    last_fetched_[sc] = idx;
+    last_fetched_[sc] = (slot - sc) / spec_.subcores;
     ++attempts_;
     // The I-cache line of the next instruction; the buffer then fills with as many as fit.
     uint64_t ready = now;

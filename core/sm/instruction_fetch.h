@@ -22,7 +22,9 @@ class InstructionFetch {
 
   // Another kernel's code: the instruction cache is invalidated.
   void start_kernel() { icache_.invalidate(); }
-  void fetch(uint32_t subcore, uint64_t now, std::span<WarpState> warps, const KernelProgram& program);
+  // `resident`: the sub-core's resident (active) warp slots, in slot order.
+  void fetch(uint32_t subcore, uint64_t now, std::span<WarpState> warps, std::span<const uint32_t> resident,
+             const KernelProgram& program);
   // Warps fetched for so far (a fetch changes the SM's state: gating).
   uint64_t attempts() const { return attempts_; }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 #include <utility>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -31,9 +32,8 @@ class LdstUnit {
   LdstUnit(const SmSpec& spec, SmStats& stats, WritebackQueue& writebacks);
 
   // Replaces the memory port (the fixed-latency port until then).
-  template <typename Port>
-  void attach(Port port) {
-    port_.emplace<Port>(std::move(port));
+  void attach(SmMemoryPort port) {
+    std::visit([&](auto& p) { port_.emplace<std::decay_t<decltype(p)>>(std::move(p)); }, port);
   }
   SmMemoryPort& port() { return port_; }
 

@@ -31,6 +31,8 @@ class WarpScheduler {
   // The warp in `slot` issued.
   void issued(uint32_t slot) { last_issued_ = slot; }
   uint32_t last_issued() const { return last_issued_; }  // UINT32_MAX before any issue
+  // The sub-core's resident warp slots, in slot order (fetch walks them too).
+  std::span<const uint32_t> resident() const { return active_; }
 
  protected:
   const SmSpec& spec_;

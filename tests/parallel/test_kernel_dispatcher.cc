@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/kernel_program.h"
+#include "core/sm.h"
 #include "configs/spec/config_dir.h"
 #include "frontend/isa/isa_def.h"
 #include "frontend/text/text_trace_source.h"
@@ -26,7 +27,7 @@ namespace {
 struct DispatchBench {
   GpuSpec spec;
   IsaDef isa = IsaDef::for_binary_version(70, default_config_dir());
-  std::vector<std::unique_ptr<Sm>> sms;
+  std::vector<std::unique_ptr<SmModel>> sms;
   std::vector<SmView> views;
   FixedLatencyMemory memory;
   TextTraceSource trace;
@@ -70,7 +71,7 @@ TEST(DispatcherRules, RoundRobinFromTheSmAfterTheLastThatReceivedABlock) {
   std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\n";
   DispatchBench b(dir.path());
   // Cycle 0: SM 3 holds a block of another kernel, so SMs 0, 1, 2 get one each.
-  b.views[3].residency = Sm::Residency{1, 1, 77};
+  b.views[3].residency = SmModel::Residency{1, 1, 77};
   b.dispatcher->launch_and_dispatch(0, true);
   EXPECT_EQ(b.offered_then_tick(0), (std::vector<bool>{true, true, true, false}));
   // Cycle 1: every SM has room; the three blocks left go to SMs 3, 0 and 1.
@@ -102,7 +103,7 @@ TEST(DispatcherRules, OneStreamRunsInOrderOtherStreamsOverlap) {
     }
     // Kernel 1's block retires in cycle 30 (SM 0's view says so): kernel 2
     // may start in cycle 31 and launches in cycle 41.
-    b.views[0] = SmView{Sm::Residency{0, 0, 0}, 1};
+    b.views[0] = SmView{SmModel::Residency{0, 0, 0}, 1};
     b.dispatcher->retire(30, true);
     EXPECT_TRUE(r[0].complete);
     EXPECT_EQ(r[0].cycles, 31u);
