@@ -19,7 +19,8 @@
 //    tWL (WR) after the command; bursts never overlap on the bus.
 //  - Command bus: one command per cycle, or with dram.dual_command_bus one row
 //    command (ACT/PRE/REF) and one column command (RD/WR) in the same cycle.
-//  - Refresh (tREFI > 0): all-bank (GDDR) every tREFI: new commands stop, open
+//  - Refresh (the policy dram_refresh(spec) picks, memsys/dram/refresh/): none
+//    when tREFI = 0. All-bank (GDDR) every tREFI: new commands stop, open
 //    banks are precharged, then REF blocks every bank for tRFC. Per-bank
 //    (dram.per_bank_refresh, HBM REFSB): every tREFI / banks the next bank in
 //    rotation is precharged and refreshed for tRFC; the other banks keep working.
