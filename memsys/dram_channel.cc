@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "memsys/dram/scheduler/fcfs.h"
+#include "memsys/dram/scheduler/fr_fcfs.h"
+
 namespace lockstep {
 
 const char* dram_command_name(DramCommandType type) {
@@ -29,8 +32,8 @@ DramChannel::DramChannel(uint32_t id, const DramSpec& spec)
     : id_(id),
       spec_(spec),
       bus_cycles_(std::max<uint32_t>(1, spec.burst_length / std::max<uint32_t>(1, spec.data_rate))),
-      refresh_interval_(0),
-      refresh_cap_(0) {
+      refresh_(dram_refresh(spec)),
+      refresh_clock_(refresh_timing(refresh_, spec)) {
   if (spec_.banks == 0 || spec_.bank_groups == 0 || spec_.banks % spec_.bank_groups != 0)
     throw std::invalid_argument("DramChannel: dram.bank_groups must divide dram.banks");
   if (spec_.return_queue == 0 || spec_.sched_queue == 0)
@@ -42,12 +45,6 @@ DramChannel::DramChannel(uint32_t id, const DramSpec& spec)
     q->by_bank.resize(spec_.banks);
     q->hits.resize(spec_.banks);
     q->head_seq.assign(spec_.banks, UINT64_MAX);
-  }
-  if (spec_.tREFI != 0) {
-    // JEDEC lets a controller owe up to 8 refreshes; per bank, one round of the rotation.
-    refresh_interval_ = spec_.per_bank_refresh ? std::max<uint32_t>(1, spec_.tREFI / spec_.banks) : spec_.tREFI;
-    refresh_cap_ = spec_.per_bank_refresh ? spec_.banks : 8;
-    refresh_due_at_ = refresh_interval_;
   }
 }
 
@@ -80,7 +77,7 @@ bool DramChannel::idle() const {
 
 uint64_t DramChannel::next_event(uint64_t now) const {
   if (!quiet()) return now + 1;
-  uint64_t next = refresh_due_at_;
+  uint64_t next = refresh_clock_.due_at();
   for (size_t i = 0; i < return_count_; ++i) {
     const uint64_t done = returns_[(return_head_ + i) % returns_.size()].done;
     if (done > now) {
@@ -108,32 +105,34 @@ void DramChannel::log(uint64_t now, DramCommandType type, uint32_t bank, uint32_
 void DramChannel::cycle(uint64_t now) {
   now_ = now;
   // Nothing queued and no refresh owed: replies become visible through now_ alone.
-  if (quiet() && now < refresh_due_at_) return;
-  note_due_refreshes(now);
+  if (quiet() && now < refresh_clock_.due_at()) return;
+  refresh_clock_.note_due(now);
   bool row_slot_free = true;
-  if (refresh_pending_ != 0) {
-    const bool used_row_slot = refresh_step(now);
-    // An all-bank refresh stops every other command until its REF has issued.
-    if (!spec_.per_bank_refresh && refresh_pending_ != 0) return;
-    if (used_row_slot) {
+  uint32_t refreshing = DramCommand::kAllBanks;
+  if (refresh_clock_.owed() != 0) {
+    const RefreshStep step = refresh_step(now);
+    if (step.holds_channel) return;
+    if (step.used_row_slot) {
       if (!spec_.dual_command_bus) return;  // the one command of this cycle
       row_slot_free = false;
     }
+    refreshing = step.refreshing;
   }
   if (reads_.size == 0 && writes_.size == 0) return;
   update_drain_mode();
-  schedule(now, row_slot_free);
+  schedule(now, row_slot_free, refreshing);
 }
 
-void DramChannel::note_due_refreshes(uint64_t now) {
-  if (now < refresh_due_at_) return;
-  const uint64_t due = (now - refresh_due_at_) / refresh_interval_ + 1;
-  refresh_pending_ = uint32_t(std::min<uint64_t>(refresh_pending_ + due, refresh_cap_));
-  refresh_due_at_ += due * refresh_interval_;
-}
-
-bool DramChannel::refresh_step(uint64_t now) {
-  return spec_.per_bank_refresh ? per_bank_refresh_step(now) : all_bank_refresh_step(now);
+DramChannel::RefreshStep DramChannel::refresh_step(uint64_t now) {
+  switch (refresh_) {
+    case DramRefresh::kAllBank:
+      return all_bank_refresh_step(now);
+    case DramRefresh::kPerBank:
+      return per_bank_refresh_step(now);
+    case DramRefresh::kNone:
+      break;  // never owes one
+  }
+  return RefreshStep{};
 }
 
 void DramChannel::update_drain_mode() {
@@ -228,13 +227,10 @@ void DramChannel::row_changed(uint32_t b) {
   writes_.hits[b].stale = true;
 }
 
-void DramChannel::schedule(uint64_t now, bool row_slot_free) {
+void DramChannel::schedule(uint64_t now, bool row_slot_free, uint32_t refreshing) {
   admit(reads_, now);
   admit(writes_, now);
   RequestQueue& queue = draining_ ? writes_ : reads_;
-  // A bank owing a per-bank refresh takes no new commands.
-  const uint32_t refreshing =
-      spec_.per_bank_refresh && refresh_pending_ != 0 ? refresh_bank_ : DramCommand::kAllBanks;
 
   // Column command. FR-FCFS: the oldest request whose row is open and whose
   // column command can issue now; within a bank that is its oldest read or

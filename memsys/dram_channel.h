@@ -19,7 +19,8 @@
 //    tWL (WR) after the command; bursts never overlap on the bus.
 //  - Command bus: one command per cycle, or with dram.dual_command_bus one row
 //    command (ACT/PRE/REF) and one column command (RD/WR) in the same cycle.
-//  - Refresh (tREFI > 0): all-bank (GDDR) every tREFI: new commands stop, open
+//  - Refresh (the policy dram_refresh(spec) picks, memsys/dram/refresh/): none
+//    when tREFI = 0. All-bank (GDDR) every tREFI: new commands stop, open
 //    banks are precharged, then REF blocks every bank for tRFC. Per-bank
 //    (dram.per_bank_refresh, HBM REFSB): every tREFI / banks the next bank in
 //    rotation is precharged and refreshed for tRFC; the other banks keep working.
@@ -45,10 +46,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "memsys/dram/refresh/refresh_clock.h"
 #include "memsys/dram_bank.h"
 #include "memsys/dram_request.h"
 #include "memsys/mem_packet.h"
 #include "configs/spec/memory_spec.h"
+#include "configs/spec/policy_registry.h"
 #include "memsys/dram_channel_stats.h"
 
 namespace lockstep {
@@ -140,16 +143,21 @@ class DramChannel {
   };
 
   uint32_t group_of(uint32_t bank) const { return bank % spec_.bank_groups; }
-  bool quiet() const { return reads_.size == 0 && writes_.size == 0 && refresh_pending_ == 0; }
+  bool quiet() const { return reads_.size == 0 && writes_.size == 0 && refresh_clock_.owed() == 0; }
 
-  void note_due_refreshes(uint64_t now);
-  // Returns true if a refresh command (PRE or REF) used the row command slot.
-  // The refresh policies (memsys/dram/refresh/): all_bank.cc, per_bank.cc.
-  bool refresh_step(uint64_t now);
-  bool all_bank_refresh_step(uint64_t now);
-  bool per_bank_refresh_step(uint64_t now);
+  // The refresh policies (memsys/dram/refresh/), selected by a switch on a
+  // cycle that owes a refresh: what the refresh did and leaves to the scheduler.
+  struct RefreshStep {
+    bool used_row_slot = false;  // a PRE or REF took the row command slot
+    bool holds_channel = false;  // no other command may issue this cycle
+    uint32_t refreshing = DramCommand::kAllBanks;  // the bank taking no new commands (kAllBanks: none)
+  };
+  RefreshStep refresh_step(uint64_t now);
+  RefreshStep all_bank_refresh_step(uint64_t now);
+  RefreshStep per_bank_refresh_step(uint64_t now);
   void update_drain_mode();
-  void schedule(uint64_t now, bool row_slot_free);
+  // `refreshing`: the bank that owes a refresh and takes no new commands (kAllBanks: none).
+  void schedule(uint64_t now, bool row_slot_free, uint32_t refreshing);
 
   // The schedulers (memsys/dram/scheduler/), selected by a switch per DRAM
   // cycle: the column command to issue now, and whether a bank's open row
@@ -158,19 +166,12 @@ class DramChannel {
     uint32_t bank = DramCommand::kAllBanks;
     int32_t index = -1;  // in the bank's list; -1: none
   };
-  // The row rules are here, inline: they are asked per bank.
+  // The row rules are asked per bank: they are defined inline in the
+  // schedulers' headers (fr_fcfs.h, fcfs.h), which dram_channel.cc includes.
   ColumnPick fr_fcfs_column(RequestQueue& queue, uint64_t now, uint32_t refreshing);
-  // FR-FCFS: a row stays open while any queued request hits it.
-  bool fr_fcfs_keeps_row(RequestQueue& queue, uint32_t bank) {
-    if (!banks_[bank].open) return false;
-    const BankHits& h = hits_of(queue, bank);
-    return h.read >= 0 || h.write >= 0;
-  }
+  inline bool fr_fcfs_keeps_row(RequestQueue& queue, uint32_t bank);
   ColumnPick fcfs_column(const RequestQueue& queue, uint64_t now, uint32_t refreshing) const;
-  // FCFS: a row stays open only while the bank's oldest request hits it.
-  bool fcfs_keeps_row(const RequestQueue& queue, uint32_t bank) const {
-    return banks_[bank].holds(queue.by_bank[bank].front().request.row);
-  }
+  inline bool fcfs_keeps_row(const RequestQueue& queue, uint32_t bank) const;
 
   // Moves the requests whose ready_at has come from `arriving` to their banks.
   void admit(RequestQueue& q, uint64_t now);
@@ -200,8 +201,6 @@ class DramChannel {
   uint32_t id_;
   DramSpec spec_;
   uint32_t bus_cycles_;        // max(1, burst_length / data_rate)
-  uint32_t refresh_interval_;  // cycles between REF commands (tREFI, or tREFI / banks per bank); 0: none
-  uint32_t refresh_cap_;       // refreshes that may be owed at once
 
   RequestQueue reads_;   // holds writes too when dram.write_queue == 0
   RequestQueue writes_;  // used when dram.write_queue > 0
@@ -217,10 +216,10 @@ class DramChannel {
   uint64_t bus_free_at_ = 0;                    // first cycle the data bus carries no scheduled burst
   uint64_t write_data_end_ = 0;                 // end of the last write burst
 
-  // Refresh.
-  uint64_t refresh_due_at_ = UINT64_MAX;
-  uint32_t refresh_pending_ = 0;
-  uint32_t refresh_bank_ = 0;  // next bank of the per-bank rotation
+  // Refresh: the policy (dram_refresh(spec), fixed), when refreshes fall due.
+  DramRefresh refresh_;
+  RefreshClock refresh_clock_;
+  uint32_t refresh_bank_ = 0;  // next bank of the per-bank rotation (per_bank.cc)
 
   // Reads in flight, then replies waiting to be taken: one FIFO in completion order.
   std::vector<ReturnSlot> returns_;

@@ -59,7 +59,7 @@ inline constexpr std::array kPagePolicies = {
 };
 inline constexpr std::array kDramRefreshes = {
     PolicyEntry<DramRefresh>{DramRefresh::kNone, "none", "no refresh (dram.tREFI = 0)",
-                             "memsys/dram/refresh/all_bank.cc"},
+                             "memsys/dram/refresh/none.cc"},
     PolicyEntry<DramRefresh>{DramRefresh::kAllBank, "all_bank", "every bank at once every dram.tREFI (GDDR)",
                              "memsys/dram/refresh/all_bank.cc"},
     PolicyEntry<DramRefresh>{DramRefresh::kPerBank, "per_bank",

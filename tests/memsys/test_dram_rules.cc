@@ -3,6 +3,7 @@
 // schedulable from t + 1; the rig calls cycle(1), cycle(2), ... in order.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -488,6 +489,144 @@ TEST(DramRules, PerBankRefreshRotatesAndBlocksOneBank) {
   EXPECT_EQ(rig.channel().stats(0).refreshes, 6u);
 }
 
+// dram.tREFI = 0 (either refresh switch): no refresh is ever owed, even with a
+// tRFC that would block a bank; a read stream runs as without refresh, and the
+// idle channel has no next event however long it ran.
+TEST(DramRules, NoRefreshWhenTrefiIsZero) {
+  for (const bool per_bank : {false, true}) {
+    SCOPED_TRACE(per_bank);
+    DramSpec spec = test_spec();
+    spec.tREFI = 0;
+    spec.tRFC = 10;
+    spec.per_bank_refresh = per_bank;
+    Rig rig(spec);
+    EXPECT_EQ(rig.channel().next_event(0), kNever);
+    for (uint32_t i = 0; i < 40; ++i) {
+      rig.push(read(i % 4, 1 + i / 8));
+      rig.run_to(rig.now() + 25);
+    }
+    rig.run_to(2000);
+    EXPECT_EQ(rig.count(Cmd::kRefresh), 0u);
+    EXPECT_EQ(rig.channel().stats(0).refreshes, 0u);
+    EXPECT_EQ(rig.reply_cycles().size(), 40u);
+    // Read i arrives at 25 i + 1 and opens its row (first of a row: ACT then RD
+    // tRCD later) or hits it, unhindered by any refresh.
+    EXPECT_EQ(rig.at(Cmd::kActivate, 0), 1u);
+    EXPECT_EQ(rig.at(Cmd::kRead, 0, 1), 25u * 4 + 1);
+    ASSERT_TRUE(rig.channel().idle());
+    EXPECT_EQ(rig.channel().next_event(rig.now()), kNever);
+  }
+}
+
+// All-bank refresh every tREFI = 50 for tRFC = 10 on an idle channel: REF at 50,
+// 100, 150, 200; a read to any bank arriving at 51 (during the first REF) cannot
+// activate before 50 + tRFC.
+TEST(DramRules, AllBankRefreshEveryTrefiBlocksEveryBankForTrfc) {
+  DramSpec spec = test_spec();
+  spec.tREFI = 50;
+  spec.tRFC = 10;
+  {
+    Rig idle(spec);
+    idle.run_to(220);
+    EXPECT_EQ(idle.cycles(Cmd::kRefresh), (std::vector<uint64_t>{50, 100, 150, 200}));
+    EXPECT_EQ(idle.at(Cmd::kRefresh, DramCommand::kAllBanks, 3), 200u);
+  }
+  for (uint32_t b = 0; b < spec.banks; ++b) {
+    SCOPED_TRACE(b);
+    Rig rig(spec);
+    rig.run_to(50);
+    rig.push(read(b, 1));
+    rig.run_to(99);
+    EXPECT_EQ(rig.at(Cmd::kRefresh, DramCommand::kAllBanks), 50u);
+    EXPECT_EQ(rig.at(Cmd::kActivate, b), 50u + 10);
+    EXPECT_EQ(rig.at(Cmd::kRead, b), 60u + 5);
+  }
+}
+
+// Per-bank refresh, tREFI 42 over 4 banks: one REF every 42 / 4 = 10 cycles
+// (rounded down), to banks 0, 1, 2, 3, 0, ... in turn on an idle channel.
+TEST(DramRules, PerBankRefreshRotatesOneBankEveryTrefiOverBanks) {
+  DramSpec spec = test_spec();
+  spec.type = DramType::kHbm2;
+  spec.tREFI = 42;
+  spec.tRFC = 8;
+  spec.per_bank_refresh = true;
+  Rig rig(spec);
+  rig.run_to(125);
+  std::vector<uint64_t> expected;
+  for (uint64_t k = 1; k <= 12; ++k) expected.push_back(10 * k);
+  EXPECT_EQ(rig.cycles(Cmd::kRefresh), expected);
+  for (uint32_t k = 0; k < 12; ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(rig.at(Cmd::kRefresh, k % 4, k / 4), 10u * (k + 1));
+  }
+  EXPECT_EQ(rig.channel().stats(0).refreshes, 12u);
+}
+
+// Fast-forwarding by next_event() changes nothing, under each refresh policy:
+// a channel cycled only at the cycles next_event() names (and when a request
+// arrives) issues the same commands at the same cycles, and shows the same
+// replies, as one cycled every cycle.
+TEST(DramRules, FastForwardByNextEventMatchesEveryCycleForEachRefresh) {
+  struct Arrival {
+    uint64_t cycle;
+    DramRequest request;
+  };
+  const std::vector<Arrival> arrivals = {
+      {0, read(0, 1)},   {3, read(1, 2)},   {3, write(2, 1)}, {120, read(3, 4)},
+      {121, read(0, 2)}, {333, write(1, 1)}, {334, read(1, 1)}, {700, read(2, 7)},
+  };
+  constexpr uint64_t kEnd = 1200;
+  for (const int refresh : {0, 1, 2}) {
+    SCOPED_TRACE(refresh);
+    DramSpec spec = test_spec();
+    spec.tREFI = refresh == 0 ? 0 : 160;
+    spec.tRFC = refresh == 0 ? 0 : 12;
+    spec.per_bank_refresh = refresh == 2;
+    if (refresh == 2) spec.type = DramType::kHbm2;
+
+    Rig every(spec);
+    for (const Arrival& a : arrivals) {
+      every.run_to(a.cycle);
+      every.push(a.request);
+    }
+    every.run_to(kEnd);
+
+    DramChannel skipping(0, spec);
+    std::vector<DramCommand> log;
+    skipping.set_command_log(&log);
+    std::vector<uint64_t> replies;
+    size_t visits = 0;
+    size_t next_arrival = 0;
+    uint64_t now = 0;
+    while (true) {
+      while (next_arrival < arrivals.size() && arrivals[next_arrival].cycle == now)
+        skipping.push(arrivals[next_arrival++].request, now);
+      uint64_t next = skipping.next_event(now);
+      if (next_arrival < arrivals.size()) next = std::min(next, arrivals[next_arrival].cycle);
+      if (next > kEnd) break;
+      ASSERT_GT(next, now);
+      now = next;
+      skipping.cycle(now);
+      ++visits;
+      while (skipping.has_reply()) {
+        replies.push_back(now);
+        skipping.pop_reply();
+      }
+    }
+    ASSERT_FALSE(log.empty());
+    for (const Cmd type : {Cmd::kActivate, Cmd::kPrecharge, Cmd::kRead, Cmd::kWrite, Cmd::kRefresh}) {
+      std::vector<uint64_t> skipped;
+      for (const DramCommand& c : log)
+        if (c.type == type) skipped.push_back(c.cycle);
+      EXPECT_EQ(skipped, every.cycles(type)) << dram_command_name(type);
+    }
+    EXPECT_EQ(replies, every.reply_cycles());
+    EXPECT_LT(visits, kEnd / 2);  // it did skip
+    EXPECT_EQ(skipping.stats(0).refreshes, every.channel().stats(0).refreshes);
+  }
+}
+
 // --- Spec validation ----------------------------------------------------------
 
 TEST(DramRules, WriteWatermarksAreValidated) {
@@ -688,6 +827,15 @@ TEST(DramRules, NextEventSkipsQuietCycles) {
   Rig refreshing(spec);
   EXPECT_EQ(refreshing.channel().next_event(0), 50u);
   EXPECT_TRUE(refreshing.channel().idle());
+  refreshing.run_to(50);  // REF at 50: the next is due at 100
+  EXPECT_EQ(refreshing.channel().next_event(50), 100u);
+
+  spec.tREFI = 40;
+  spec.per_bank_refresh = true;  // one bank every 40 / 4 cycles
+  Rig per_bank(spec);
+  EXPECT_EQ(per_bank.channel().next_event(0), 10u);
+  per_bank.run_to(10);
+  EXPECT_EQ(per_bank.channel().next_event(10), 20u);
 }
 
 

@@ -1,4 +1,4 @@
-// The one policy registry (memsys/policy_registry.h): every kind lists
+// The one policy registry (configs/spec/policy_registry.h): every kind lists
 // distinct config names, each implemented in the file it names; the spec's
 // spellings and the refresh selection read it.
 #include "configs/spec/policy_registry.h"
@@ -34,6 +34,21 @@ TEST(PolicyRegistry, EveryKindListsDistinctNamesImplementedWhereItSays) {
   check_kind<PagePolicy>(2);
   check_kind<DramRefresh>(3);
   check_kind<CacheReplacement>(1);
+}
+
+// Each DRAM policy is one file of its kind's folder, named after the policy.
+template <typename Id>
+void check_named_files() {
+  for (const PolicyEntry<Id>& e : policies<Id>()) {
+    SCOPED_TRACE(e.name);
+    EXPECT_EQ(std::filesystem::path(e.source).stem().string(), e.name);
+  }
+}
+
+TEST(PolicyRegistry, DramPoliciesLiveInFilesNamedAfterThem) {
+  check_named_files<DramScheduler>();
+  check_named_files<PagePolicy>();
+  check_named_files<DramRefresh>();
 }
 
 TEST(PolicyRegistry, TheConfigSpellingsAreTheRegistrys) {

@@ -1,6 +1,5 @@
-// FCFS DRAM scheduler: column commands strictly in arrival order; row
-// commands may prepare each bank for its oldest request ahead of time.
-#include "memsys/dram_channel.h"
+// FCFS DRAM scheduler (fcfs.h): the column pick, once per DRAM cycle.
+#include "memsys/dram/scheduler/fcfs.h"
 
 namespace lockstep {
 

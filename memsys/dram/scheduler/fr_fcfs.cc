@@ -1,6 +1,5 @@
-// FR-FCFS DRAM scheduler (Rixner et al., ISCA 2000; GPGPU-Sim's
-// dram_sched.cc): row hits first, then the oldest request.
-#include "memsys/dram_channel.h"
+// FR-FCFS DRAM scheduler (fr_fcfs.h): the column pick, once per DRAM cycle.
+#include "memsys/dram/scheduler/fr_fcfs.h"
 
 namespace lockstep {
 
