@@ -20,6 +20,7 @@ class FixedLatencyMemory final : public MemoryModel {
   bool idle() const override { return true; }
   uint64_t next_event_when_idle(uint64_t) const override { return UINT64_MAX; }
   MemoryStats take_stats(uint32_t) override { return MemoryStats{}; }
+  MemoryInstanceStats take_instance_stats(uint32_t) override { return MemoryInstanceStats{}; }
 };
 
 }  // namespace lockstep

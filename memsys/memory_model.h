@@ -50,6 +50,9 @@ class MemoryModel {
   virtual uint64_t next_event_when_idle(uint64_t dram_now) const = 0;
   // The model's counters for one statistics slot, and reset.
   virtual MemoryStats take_stats(uint32_t slot) = 0;
+  // The same per block instance (MemoryInstanceStats: its total() is what
+  // take_stats() gives), and reset; empty for a model without blocks.
+  virtual MemoryInstanceStats take_instance_stats(uint32_t slot) = 0;
 };
 
 }  // namespace lockstep

@@ -1,5 +1,7 @@
 #include "memsys/memory_stats.h"
 
+#include <stdexcept>
+
 namespace lockstep {
 
 MemoryStats& MemoryStats::operator+=(const MemoryStats& o) {
@@ -22,6 +24,25 @@ MemoryStats MemoryInstanceStats::total() const {
   for (const auto& s : l2) sum.l2 += s.stats;
   for (const auto& c : dram) sum.dram += c.stats;
   return sum;
+}
+
+MemoryInstanceStats& MemoryInstanceStats::operator+=(const MemoryInstanceStats& o) {
+  const auto add = [](auto& into, const auto& from) {
+    if (into.empty()) {
+      into = from;
+      return;
+    }
+    if (from.empty()) return;
+    if (into.size() != from.size()) throw std::logic_error("MemoryInstanceStats: adding different instance lists");
+    for (size_t i = 0; i < into.size(); ++i) {
+      if (into[i].name != from[i].name) throw std::logic_error("MemoryInstanceStats: adding different instances");
+      into[i].stats += from[i].stats;
+    }
+  };
+  add(icnt, o.icnt);
+  add(l2, o.l2);
+  add(dram, o.dram);
+  return *this;
 }
 
 void MemoryInstanceStats::for_each(

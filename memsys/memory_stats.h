@@ -44,6 +44,9 @@ struct MemoryInstanceStats {
 
   // The sum over every instance (what MemoryStats reports).
   MemoryStats total() const;
+  // Adds `o`'s counters instance by instance (the same instances in the same
+  // order, or none: an empty side takes the other's list).
+  MemoryInstanceStats& operator+=(const MemoryInstanceStats& o);
   // Visits every counter of every instance: visit(instance name, counter name, value), in the order above.
   void for_each(const std::function<void(const std::string&, const std::string&, uint64_t)>& visit) const;
 };

@@ -91,7 +91,7 @@ class MemorySystem : public MemoryModel {
   // The memory side's counters for one statistics slot, per block instance
   // ("icnt.request", "icnt.reply", "l2.slice<id>" by id, "dram.channel<id>"
   // by id), and reset.
-  MemoryInstanceStats take_instance_stats(uint32_t slot);
+  MemoryInstanceStats take_instance_stats(uint32_t slot) override;
   // The same summed over the instances (take_instance_stats(slot).total()), and reset.
   MemoryStats take_stats(uint32_t slot) override;
 

@@ -20,7 +20,7 @@ void KernelDispatcher::RunningKernel::pull(std::vector<std::unique_ptr<BlockTrac
 
 KernelDispatcher::KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_ptr<SmModel>>& sms,
                                    const std::vector<SmView>& views, MemoryModel& memory, TraceSource& trace,
-                                   const std::vector<KernelJob>& jobs, bool memcpy_warms_l2,
+                                   const std::vector<KernelJob>& jobs, bool memcpy_warms_l2, bool per_unit_stats,
                                    bool drop_retirements_for_tests)
     : spec_(spec),
       sms_(sms),
@@ -30,6 +30,7 @@ KernelDispatcher::KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_
       manifest_(trace.manifest()),
       jobs_(jobs),
       memcpy_warms_l2_(memcpy_warms_l2),
+      per_unit_stats_(per_unit_stats),
       drop_retirements_(drop_retirements_for_tests),
       result_of_job_(jobs.size(), SIZE_MAX),
       last_dispatch_(uint32_t(sms.size()) - 1) {}
@@ -107,6 +108,7 @@ void KernelDispatcher::launch(uint64_t now) {
   r.kernel_index = job.kernel_index;
   r.start_cycle = now;
   r.occupancy = rk.launch.occupancy;
+  if (per_unit_stats_) r.sm_stats.resize(sms_.size());
   result_of_job_[next_job_] = results_.size();
   results_.push_back(std::move(r));
   running_.push_back(std::move(rk));
@@ -133,7 +135,7 @@ void KernelDispatcher::dispatch(uint64_t now) {
     SmModel& sm = *sms_[s];
     for (RunningKernel& rk : running_) {
       if (!rk.next || !SmModel::can_accept(views_[s].residency, rk.launch, spec_.sm)) continue;
-      if (sm.current_kernel() != rk.launch.kernel_index) collect_stats(sm);
+      if (sm.current_kernel() != rk.launch.kernel_index) collect_stats(s);
       sm.take_spent_blocks(spare_blocks_);
       sm.offer(rk.launch, std::move(rk.next), now);  // accepted in its tick, on its thread
       ++rk.dispatched;
@@ -164,7 +166,7 @@ void KernelDispatcher::retire(uint64_t now, bool views_changed) {
     r.cycles = now + 1 - r.start_cycle;
     r.complete = true;
     if (rk.dispatched == 0 && !rk.next) r.cycles = 0;  // a kernel without blocks
-    r.memory = memory_.take_stats(rk.stat_slot);
+    collect_memory_stats(r, rk.stat_slot);
     running_.erase(running_.begin() + long(i));
   }
   // A waiting block that does not fit even an empty SM can never run. (Every
@@ -183,7 +185,7 @@ void KernelDispatcher::truncate(uint64_t end) {
     KernelResult& r = results_[result_of_job_[rk.job]];
     r.truncated = true;
     r.cycles = end - r.start_cycle;
-    r.memory = memory_.take_stats(rk.stat_slot);
+    collect_memory_stats(r, rk.stat_slot);
   }
 }
 
@@ -211,17 +213,29 @@ std::string KernelDispatcher::describe_running() const {
   return out;
 }
 
-void KernelDispatcher::collect_stats(SmModel& sm) {
+void KernelDispatcher::collect_stats(uint32_t s) {
+  SmModel& sm = *sms_[s];
   const uint32_t k = sm.current_kernel();
   for (KernelResult& r : results_)
     if (r.kernel_index == k) {
-      r.stats += sm.take_stats();
+      const SmStats taken = sm.take_stats();
+      r.stats += taken;
+      if (per_unit_stats_) r.sm_stats[s] += taken;
       return;
     }
 }
 
+void KernelDispatcher::collect_memory_stats(KernelResult& r, uint32_t slot) {
+  if (!per_unit_stats_) {
+    r.memory = memory_.take_stats(slot);
+    return;
+  }
+  r.memory_units = memory_.take_instance_stats(slot);
+  r.memory = r.memory_units.total();
+}
+
 std::vector<KernelResult> KernelDispatcher::take_results() {
-  for (const auto& sm : sms_) collect_stats(*sm);
+  for (uint32_t s = 0; s < sms_.size(); ++s) collect_stats(s);
   return std::move(results_);
 }
 

@@ -18,6 +18,11 @@
 //
 // Retirement: the blocks the views report retired are counted to their
 // kernels; a kernel whose blocks have all retired completes (KernelResult).
+//
+// Statistics: an SM's counters go to the kernel it held when it changes
+// kernel and at the end (take_results); the memory model's when the kernel
+// completes or is cut. With per-unit statistics each result also keeps them
+// per SM and per memory instance, collected at the same points.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,10 +41,11 @@ namespace lockstep {
 class KernelDispatcher {
  public:
   // Everything given outlives the dispatcher; `views` are the SMs' (SmView).
-  // drop_retirements_for_tests: TestSwitches::drop_retirements.
+  // per_unit_stats: RunOptions::per_unit_stats (each result also per SM and
+  // per memory instance); drop_retirements_for_tests: TestSwitches::drop_retirements.
   KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_ptr<SmModel>>& sms, const std::vector<SmView>& views,
                    MemoryModel& memory, TraceSource& trace, const std::vector<KernelJob>& jobs,
-                   bool memcpy_warms_l2, bool drop_retirements_for_tests);
+                   bool memcpy_warms_l2, bool per_unit_stats, bool drop_retirements_for_tests);
   ~KernelDispatcher();
 
   // Phase A of cycle `now`: a launch when one is due, then block dispatch.
@@ -95,8 +101,11 @@ class KernelDispatcher {
   uint64_t launch_due() const;
   void launch(uint64_t now);
   void dispatch(uint64_t now);
-  // Moves the SM's counters to the result of the kernel it holds or held last.
-  void collect_stats(SmModel& sm);
+  // Moves SM `s`'s counters to the result of the kernel it holds or held last
+  // (and, with per-unit statistics, to that result's entry for the SM).
+  void collect_stats(uint32_t s);
+  // The memory model's counters of statistics slot `slot` into `r` (per instance too, with per-unit statistics).
+  void collect_memory_stats(KernelResult& r, uint32_t slot);
   // The kernel's occupancy on these SMs (std::invalid_argument when a block cannot fit).
   Occupancy occupancy_of(const KernelInfo& info) const;
   // Blocks a kernel's launch dispatches at once: a full load of every SM.
@@ -109,7 +118,7 @@ class KernelDispatcher {
   TraceSource& trace_;
   const TraceManifest& manifest_;
   const std::vector<KernelJob>& jobs_;
-  const bool memcpy_warms_l2_, drop_retirements_;
+  const bool memcpy_warms_l2_, per_unit_stats_, drop_retirements_;
   std::vector<KernelResult> results_;     // of the kernels launched, in job order
   std::vector<RunningKernel> running_;    // in launch order
   std::vector<std::unique_ptr<BlockTrace>> spare_blocks_;  // storage of retired blocks' traces, to decode into

@@ -27,6 +27,10 @@ struct KernelResult {
   Occupancy occupancy;
   SmStats stats;             // counters of the SMs while they held this kernel's blocks
   MemoryStats memory;        // the memory model's counters for this kernel's traffic
+  // With RunOptions::per_unit_stats only (else empty): `stats` per SM, by SM
+  // id, and `memory` per block instance (then memory == memory_units.total()).
+  std::vector<SmStats> sm_stats;
+  MemoryInstanceStats memory_units;
 };
 
 }  // namespace lockstep

@@ -43,6 +43,10 @@ struct RunOptions {
   // The memory below the SMs, by name (parallel/memory_models.h): "cycle"
   // (L1D/L2/DRAM) or "perfect" (--perfect-memory: fixed latency).
   std::string memory_model = "cycle";
+  // Each kernel's counters also per unit (--per-unit): per SM (KernelResult::
+  // sm_stats) and per memory-side block instance (KernelResult::memory_units).
+  // Off: nothing of it is kept; on: collected where the totals are, never per cycle.
+  bool per_unit_stats = false;
   TestSwitches tests;
   WarningHandler warn = print_warning;  // once per kernel: warps that continue after a full-mask EXIT
   // Progress, every 65536 cycles: (kernel ordinal, kernels to run, cycles so

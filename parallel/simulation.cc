@@ -54,6 +54,8 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOpti
   for (const UnitSpec& u : spec.sm.units) report.unit_names.push_back(u.name);
   report.threads = options.engine.threads;
   report.perfect_memory = options.memory_model == "perfect";
+  report.per_unit = options.per_unit_stats;
+  report.sms_per_cluster = spec.sms_per_cluster;
   report.clocks = spec.clocks;
   report.dram_channels = spec.memory.dram.channels;
   report.schedule = schedule_name(options.engine.schedule);
@@ -126,7 +128,11 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOpti
       k.occupancy = r.occupancy;
       k.stats = std::move(r.stats);
       k.memory = r.memory;
+      k.sm_stats = std::move(r.sm_stats);
+      k.memory_units = std::move(r.memory_units);
       if (k.stats.unit_issues.size() < spec.sm.units.size()) k.stats.unit_issues.resize(spec.sm.units.size());
+      for (SmStats& sm : k.sm_stats)
+        if (sm.unit_issues.size() < spec.sm.units.size()) sm.unit_issues.resize(spec.sm.units.size());
       report.truncated |= r.truncated;
       if (k.stats.exit_then_more && options.warn)
         options.warn("kernel " + std::to_string(info.kernel_id) + " (" + info.source_file + "): " +

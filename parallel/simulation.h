@@ -25,6 +25,10 @@ struct KernelReport {
   Occupancy occupancy;
   SmStats stats;
   MemoryStats memory;  // all zero with perfect memory
+  // With RunOptions::per_unit_stats only (else empty): `stats` per SM by id,
+  // and `memory` per memory-side block instance (none with perfect memory).
+  std::vector<SmStats> sm_stats;
+  MemoryInstanceStats memory_units;
 };
 
 // A selected kernel without a complete result, and why.
@@ -44,6 +48,8 @@ struct SimulationReport {
   uint64_t memcpys = 0;
   uint64_t memcpy_bytes = 0;
   bool perfect_memory = false;
+  bool per_unit = false;         // the kernels carry per-unit statistics (RunOptions::per_unit_stats)
+  uint32_t sms_per_cluster = 1;  // for the SMs' per-unit names
   ClockSpec clocks;            // for rates derived from cycle counts
   uint32_t dram_channels = 0;
   uint64_t gpu_cycles = 0;  // the whole run's span, launch gaps and overlaps included

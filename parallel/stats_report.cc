@@ -1,5 +1,6 @@
 #include "parallel/stats_report.h"
 
+#include <algorithm>
 #include <cinttypes>
 
 #include "frontend/io/output_file.h"
@@ -55,12 +56,70 @@ void json_string(std::string& out, const std::string& s) {
   out.push_back('"');
 }
 
-void json_stats(std::string& out, const std::vector<StatValue>& stats) {
-  out += "{";
+// One unit's raw counters under its hierarchical name.
+struct UnitStats {
+  std::string name;
+  std::vector<StatValue> counters;
+};
+
+// Per-unit counters: the SMs by id as "cluster<c>.sm<id>" (c = id /
+// gpu.sms_per_cluster), then the memory side's instances in the memory model's order.
+std::vector<UnitStats> unit_stats(const SimulationReport& r, const std::vector<SmStats>& sms,
+                                  const MemoryInstanceStats& memory) {
+  std::vector<UnitStats> out;
+  const uint32_t per_cluster = std::max(r.sms_per_cluster, 1u);
+  for (uint32_t id = 0; id < sms.size(); ++id) {
+    UnitStats& u = out.emplace_back();
+    u.name = "cluster" + std::to_string(id / per_cluster) + ".sm" + std::to_string(id);
+    sms[id].for_each(r.unit_names, [&](const std::string& n, uint64_t v) { u.counters.push_back({n, true, v, 0}); });
+  }
+  memory.for_each([&](const std::string& instance, const std::string& n, uint64_t v) {
+    if (out.empty() || out.back().name != instance) out.push_back({instance, {}});
+    out.back().counters.push_back({n, true, v, 0});
+  });
+  return out;
+}
+
+// The run's per-unit counters: each unit's summed over the kernels.
+std::vector<UnitStats> total_unit_stats(const SimulationReport& r) {
+  std::vector<SmStats> sms;
+  MemoryInstanceStats memory;
+  for (const KernelReport& k : r.kernels) {
+    if (sms.size() < k.sm_stats.size()) sms.resize(k.sm_stats.size());
+    for (size_t i = 0; i < k.sm_stats.size(); ++i) sms[i] += k.sm_stats[i];
+    memory += k.memory_units;
+  }
+  return unit_stats(r, sms, memory);
+}
+
+void json_stat_members(std::string& out, const std::vector<StatValue>& stats) {
   for (size_t i = 0; i < stats.size(); ++i) {
     if (i) out += ", ";
     json_string(out, stats[i].name);
     out += ": " + stat_text(stats[i]);
+  }
+}
+
+// {"unit": {counters}, ...}, one unit a line.
+void json_units(std::string& out, const std::vector<UnitStats>& units) {
+  out += "{";
+  for (size_t i = 0; i < units.size(); ++i) {
+    out += i ? ",\n    " : "\n    ";
+    json_string(out, units[i].name);
+    out += ": {";
+    json_stat_members(out, units[i].counters);
+    out += "}";
+  }
+  out += "}";
+}
+
+// The counters as an object; with `units`, a last member "units" holds them.
+void json_stats(std::string& out, const std::vector<StatValue>& stats, const std::vector<UnitStats>* units = nullptr) {
+  out += "{";
+  json_stat_members(out, stats);
+  if (units) {
+    out += ",\n   \"units\": ";
+    json_units(out, *units);
   }
   out += "}";
 }
@@ -138,6 +197,10 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
     json_string(out, k.name);
     out += ", \"truncated\": " + std::string(k.truncated ? "true" : "false") + ", \"stats\": ";
     json_stats(out, kernel_stats(r, k));
+    if (r.per_unit) {
+      out += ",\n   \"units\": ";
+      json_units(out, unit_stats(r, k.sm_stats, k.memory_units));
+    }
     out += "}";
   }
   out += "],\n \"partial_trace\": [";
@@ -155,7 +218,12 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
     out += "}";
   }
   out += "],\n \"total\": ";
-  json_stats(out, total_stats(r));
+  if (r.per_unit) {
+    const std::vector<UnitStats> units = total_unit_stats(r);
+    json_stats(out, total_stats(r), &units);
+  } else {
+    json_stats(out, total_stats(r));
+  }
   uint64_t insts = 0, cycles = 0;
   for (const KernelReport& k : r.kernels) {
     insts += k.stats.warp_insts;

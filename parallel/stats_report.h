@@ -1,6 +1,10 @@
 #pragma once
 // Statistics output: the human summary and the JSON file. Counter names follow
-// Nsight Compute where a metric exists. Everything outside "run" is derived
+// Nsight Compute where a metric exists. With per-unit statistics
+// (SimulationReport::per_unit) each kernel object and the "total" object also
+// hold "units": the SMs' raw counters as "cluster<c>.sm<id>" (c = id /
+// gpu.sms_per_cluster), by id, then the memory instances' in the memory
+// model's order. Everything outside "run" is derived
 // from integer counters only and is identical across runs, thread counts and
 // schedules.
 #include <cstdio>

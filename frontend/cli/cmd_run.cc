@@ -53,6 +53,10 @@ int cmd_run(const Args& args) {
       "stats-json", po::value(&stats_json), "write statistics as JSON to this file ('-': standard output)")(
       "stats-csv", po::value(&stats_csv_file),
       "write statistics as CSV to this file, one row per kernel and the total ('-': standard output)")(
+      "per-unit", po::bool_switch(&options.per_unit_stats),
+      "with --stats-json: each kernel and the total also per unit, a \"units\" object: every SM as "
+      "cluster<C>.sm<ID> (C = ID / gpu.sms_per_cluster), then icnt.request, icnt.reply, l2.slice<ID>, "
+      "dram.channel<ID>, each with its raw counters (an error without --stats-json)")(
       "perfect-memory", po::bool_switch(&perfect), "no L1D/L2/DRAM: every global/local access takes sm.perfect_memory_latency")(
       "threads", whole_number("threads", &options.engine.threads, 1, kMaxThreads),
       "simulation threads, the memory-side thread included (up to 1024, also more than the cores)")(
@@ -88,6 +92,8 @@ int cmd_run(const Args& args) {
   options.engine.fast_forward = !no_fast_forward;
   options.engine.shuffle_seed = parse_cluster_order(cluster_order);
   if (!kernels.empty()) options.kernel_ids = parse_kernel_list(kernels);
+  if (options.per_unit_stats && stats_json.empty())
+    throw po::error("--per-unit needs --stats-json (the per-unit counters are written only to the JSON file)");
   // Outputs are checked before the work: an unwritable one is reported now, not after the run.
   if (!stats_json.empty() && !stats_csv_file.empty()) {
     auto where = [](const std::string& name) {

@@ -24,7 +24,8 @@ std::string csv_field(const std::string& s) {
 
 std::string cell_of(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
 
-// Builds rows whose counter columns are added as they are first seen.
+// Builds rows whose counter columns are added as they are first seen (numbers
+// and strings only: an object such as "units" is not a counter).
 class TableBuilder {
  public:
   TableBuilder() { table_.columns = {"trace", "config", "override", "kernel", "kernel_name"}; }
@@ -32,6 +33,7 @@ class TableBuilder {
   void add_row(const SweepPoint& p, const std::string& kernel, const std::string& name, const json& stats) {
     std::vector<std::string> row = {p.trace, p.config, p.override_name, kernel, name};
     for (const auto& [counter, value] : stats.items()) {
+      if (value.is_structured()) continue;  // not a counter: "units" (run --per-unit) in the total
       auto [it, added] = column_of_.emplace(counter, table_.columns.size());
       if (added) table_.columns.push_back(counter);
       if (row.size() <= it->second) row.resize(it->second + 1);
