@@ -12,12 +12,11 @@ Sm::Sm(uint32_t id, const SmSpec& spec)
     : SmModel(id, spec),
       warps_(spec.max_warps),
       fetch_(spec, stats_),
-      scoreboard_(spec.max_warps),
       collectors_(spec),
       units_(spec),
       ldst_(spec, stats_, writebacks_) {
   for (uint32_t sc = 0; sc < spec.subcores; ++sc) schedulers_.push_back(make_warp_scheduler(spec, sc));
-  candidates_.reserve(spec.warps_per_subcore());
+  finished_in_issue_.reserve(spec.max_warps);
   last_stall_.assign(spec.subcores, StallReason::kIdle);
   stats_.unit_issues.assign(spec.units.size(), 0);
 }
@@ -44,8 +43,7 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp.age = launch_seq_++;
     warp.fetch_ready = now;
     if (!wt.insts.empty()) warp.next_static = wt.insts.front().static_id;
-    scoreboard_.clear(slots[i]);
-    schedulers_[slots[i] % spec_.subcores]->add_warp(slots[i]);
+    base_of(schedulers_[slots[i] % spec_.subcores]).add_warp(slots[i]);
   }
   // Warps with an empty trace finish at once.
   for (uint32_t w : std::vector<uint32_t>(slots.begin(), slots.end())) finish_warp_if_done(w);
@@ -55,7 +53,8 @@ void Sm::finish_warp_if_done(uint32_t slot) {
   WarpState& w = warps_[slot];
   if (!w.active || w.next_issue < w.trace->insts.size() || w.outstanding > 0) return;
   w.active = false;
-  schedulers_[slot % spec_.subcores]->remove_warp(slot);
+  if (issuing_) finished_in_issue_.push_back(slot);  // (capacity max_warps: no allocation)
+  else base_of(schedulers_[slot % spec_.subcores]).remove_warp(slot);
   slots_.finish_warp(w.block, slot);
 }
 
@@ -73,7 +72,7 @@ inline bool Sm::ready_to_issue(WarpState& w, uint32_t slot, const TimedInstructi
     }
     w.waiting_membar = false;
   }
-  if (scoreboard_.blocks(slot, ti)) {
+  if (w.scoreboard.blocks(ti)) {
     why = StallReason::kScoreboard;
     w.scoreboard_blocked = true;
     return false;
@@ -141,7 +140,7 @@ bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_us
   if (w.next_issue < w.trace->insts.size()) w.next_static = w.trace->insts[w.next_issue].static_id;
   ++stats_.warp_insts;
   stats_.thread_insts += std::popcount(wi.active_mask);
-  schedulers_[sc]->issued(slot);
+  base_of(schedulers_[sc]).issued(slot);
   switch (ti.kind) {
     case InstKind::kBarrier:
       w.at_barrier = true;
@@ -163,11 +162,11 @@ bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_us
       break;
   }
   if (memory) {
-    ldst_.issue(w, slot, ti, wi, scoreboard_, now);
+    ldst_.issue(w, slot, ti, wi, now);
   } else {
     stats_.reg_bank_conflicts += bank_extra;
     if (ti.num_dsts > 0) {
-      scoreboard_.reserve(slot, ti);
+      w.scoreboard.reserve(ti);
       ++w.outstanding;
       writebacks_.push(now + latency + bank_extra, slot, &ti, false, kNoCopyGroup);
     }
@@ -180,7 +179,7 @@ void Sm::writeback(uint64_t now) {
   while (writebacks_.due(now)) {
     const Writeback wb = writebacks_.pop();
     WarpState& w = warps_[wb.warp];
-    scoreboard_.release(wb.warp, *wb.inst);
+    w.scoreboard.release(*wb.inst);
     w.scoreboard_blocked = false;
     --w.outstanding;
     if (wb.memory) --w.outstanding_memory;
@@ -193,9 +192,13 @@ void Sm::issue(uint32_t sc, uint64_t now) {
   uint32_t issued = 0, units_used = 0, considered = 0;
   StallReason first_reason = StallReason::kIdle;
   bool have_reason = false;
-  schedulers_[sc]->order(warps_, candidates_);
-  for (uint32_t slot : candidates_) {
+  // The order spans the scheduler's resident list: a warp that finishes as
+  // it issues leaves that list only after the loop (finish_warp_if_done).
+  const IssueOrder order = std::visit([&](auto& policy) { return policy.order(warps_); }, schedulers_[sc]);
+  issuing_ = true;
+  for (size_t i = 0, n = order.head.size() + order.tail.size(); i < n; ++i) {
     if (issued >= spec_.issue_width) break;
+    const uint32_t slot = i < order.head.size() ? order.head[i] : order.tail[i - order.head.size()];
     WarpState& w = warps_[slot];
     ++considered;
     StallReason why = StallReason::kIdle;
@@ -211,6 +214,9 @@ void Sm::issue(uint32_t sc, uint64_t now) {
       have_reason = true;
     }
   }
+  issuing_ = false;
+  for (uint32_t slot : finished_in_issue_) base_of(schedulers_[sc]).remove_warp(slot);
+  finished_in_issue_.clear();
   if (considered == 0) first_reason = StallReason::kIdle;
   if (issued == 0) ++stats_.stalls[size_t(first_reason)];
   last_stall_[sc] = first_reason;
@@ -239,7 +245,7 @@ bool Sm::tick(uint64_t now) {
   // cycle (fair memory issue, papers/volta-memory-system.txt Table II).
   const uint32_t first = uint32_t(now % spec_.subcores);
   for (uint32_t i = 0; i < spec_.subcores; ++i) issue((first + i) % spec_.subcores, now);
-  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch_.fetch(sc, now, warps_, schedulers_[sc]->resident(), *program_);
+  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch_.fetch(sc, now, warps_, base_of(schedulers_[sc]).resident(), *program_);
   const bool changed =
       stats_.warp_insts != issued_before || fetch_.attempts() != fetches_before || slots_.barriers_opened();
   sleep_until_ = changed || !spec_.gating ? 0 : next_timed_event(now);
@@ -268,8 +274,8 @@ uint64_t Sm::next_timed_event(uint64_t now) const {
   auto later = [&](uint64_t t) {
     if (t > now && t < next) next = t;
   };
-  for (const auto& scheduler : schedulers_)
-    for (uint32_t slot : scheduler->resident()) {
+  for (const AnyWarpScheduler& scheduler : schedulers_)
+    for (uint32_t slot : base_of(scheduler).resident()) {
       later(warps_[slot].fetch_blocked_until);
       later(warps_[slot].fetch_ready);
     }

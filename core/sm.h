@@ -38,7 +38,7 @@
 #include "core/sm/ldst_unit.h"
 #include "core/sm/operand_collector.h"
 #include "core/sm/scoreboard.h"
-#include "core/sm/warp_scheduler.h"
+#include "core/sm/warp_scheduler_registry.h"
 #include "core/sm/warp_state.h"
 #include "core/sm/writeback_queue.h"
 #include "core/sm_memory_port.h"
@@ -86,9 +86,11 @@ class Sm final : public SmModel {
 
   // Stages.
   InstructionFetch fetch_;
-  std::vector<std::unique_ptr<WarpScheduler>> schedulers_;  // per sub-core
-  std::vector<uint32_t> candidates_;                        // scratch: one sub-core's issue order
-  Scoreboard scoreboard_;
+  std::vector<AnyWarpScheduler> schedulers_;  // per sub-core
+  // Warps that finished while their sub-core issued: they leave the
+  // scheduler's resident list when the issue loop over it is done.
+  bool issuing_ = false;
+  std::vector<uint32_t> finished_in_issue_;
   OperandCollector collectors_;
   ExecutionUnits units_;
   WritebackQueue writebacks_;

@@ -4,11 +4,13 @@
 
 namespace lockstep {
 
-void GtoScheduler::order(std::span<const WarpState> warps, std::vector<uint32_t>& order) const {
+IssueOrder GtoScheduler::order(std::span<const WarpState> warps) {
+  std::vector<uint32_t>& order = sorted_;
   order.assign(active_.begin(), active_.end());
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return warps[a].age < warps[b].age; });
   auto it = std::find(order.begin(), order.end(), last_issued_);
   if (it != order.end()) std::rotate(order.begin(), it, it + 1);
+  return IssueOrder{order, {}};
 }
 
 }  // namespace lockstep

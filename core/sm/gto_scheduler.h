@@ -7,7 +7,8 @@ namespace lockstep {
 class GtoScheduler final : public WarpScheduler {
  public:
   using WarpScheduler::WarpScheduler;
-  void order(std::span<const WarpState> warps, std::vector<uint32_t>& order) const override;
+  IssueOrder order(std::span<const WarpState> warps) override;
+  using WarpScheduler::order;
 };
 
 }  // namespace lockstep

@@ -16,16 +16,8 @@ LdstUnit::LdstUnit(const SmSpec& spec, SmStats& stats, WritebackQueue& writeback
   coalesced_.reserve(128);
 }
 
-bool LdstUnit::can_issue(uint64_t now) {
-  if (issue_cycle_ != now) {
-    issue_cycle_ = now;
-    issued_this_cycle_ = 0;
-  }
-  return free_at_ <= now && issued_this_cycle_ < spec_.ldst_issue_per_cycle && port_accepts();
-}
-
 void LdstUnit::issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, const WarpInstruction& wi,
-                     Scoreboard& scoreboard, uint64_t now) {
+                     uint64_t now) {
   ++stats_.mem_insts;
   ++issued_this_cycle_;
   // Constant loads (LDC) and the like come without addresses in traces.
@@ -33,7 +25,7 @@ void LdstUnit::issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, co
       ti.has_addresses ? std::span<const uint64_t>(w.trace->addrs.data() + wi.addr_begin, size_t(std::popcount(wi.active_mask)))
                        : std::span<const uint64_t>();
   // The result is pending until written back; an LDGSTS copy joins its warp's open group.
-  scoreboard.reserve(slot, ti);
+  w.scoreboard.reserve(ti);
   ++w.outstanding;
   ++w.outstanding_memory;
   const uint32_t group = ti.space == MemSpace::kGlobalToShared ? w.join_copy_group() : kNoCopyGroup;

@@ -42,10 +42,15 @@ class LdstUnit {
   }
   // Whether a memory instruction can issue at `now`: the unit is free, it
   // has accepted fewer than ldst_issue_per_cycle this cycle, and the port accepts.
-  bool can_issue(uint64_t now);
+  bool can_issue(uint64_t now) {
+    if (issue_cycle_ != now) {
+      issue_cycle_ = now;
+      issued_this_cycle_ = 0;
+    }
+    return free_at_ <= now && issued_this_cycle_ < spec_.ldst_issue_per_cycle && port_accepts();
+  }
   // Issues the memory instruction `ti` (dynamic record `wi`) of the warp in `slot`.
-  void issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, const WarpInstruction& wi, Scoreboard& scoreboard,
-             uint64_t now);
+  void issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, const WarpInstruction& wi, uint64_t now);
 
   // The port's cycle: completed instructions are queued for writeback.
   void cycle(uint64_t now) {

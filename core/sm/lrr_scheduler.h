@@ -1,5 +1,7 @@
 #pragma once
 // Loose round robin: the sub-core's warp slots in order, starting after the last issuer.
+#include <algorithm>
+
 #include "core/sm/warp_scheduler.h"
 
 namespace lockstep {
@@ -7,7 +9,15 @@ namespace lockstep {
 class LrrScheduler final : public WarpScheduler {
  public:
   using WarpScheduler::WarpScheduler;
-  void order(std::span<const WarpState> warps, std::vector<uint32_t>& order) const override;
+  // Inline: called per sub-core per cycle.
+  IssueOrder order(std::span<const WarpState> /*warps*/) override {
+    const std::span<const uint32_t> active(active_);
+    const size_t start = last_issued_ == UINT32_MAX
+                             ? 0
+                             : size_t(std::upper_bound(active.begin(), active.end(), last_issued_) - active.begin());
+    return IssueOrder{active.subspan(start), active.first(start)};
+  }
+  using WarpScheduler::order;
 };
 
 }  // namespace lockstep

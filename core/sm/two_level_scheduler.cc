@@ -4,9 +4,10 @@
 
 namespace lockstep {
 
-void TwoLevelScheduler::order(std::span<const WarpState> warps, std::vector<uint32_t>& order) const {
+IssueOrder TwoLevelScheduler::order(std::span<const WarpState> warps) {
+  std::vector<uint32_t>& order = sorted_;
   order.assign(active_.begin(), active_.end());
-  if (order.empty()) return;
+  if (order.empty()) return IssueOrder{};
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     const bool ma = warps[a].outstanding_memory > 0, mb = warps[b].outstanding_memory > 0;
     if (ma != mb) return !ma;
@@ -16,6 +17,7 @@ void TwoLevelScheduler::order(std::span<const WarpState> warps, std::vector<uint
   auto end = order.begin() + long(pool);
   auto it = std::find(order.begin(), end, last_issued_);
   if (it != end) std::rotate(order.begin(), it + 1, end);
+  return IssueOrder{order, {}};
 }
 
 }  // namespace lockstep

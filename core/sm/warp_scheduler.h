@@ -15,16 +15,30 @@
 
 namespace lockstep {
 
+// This cycle's issue order: the slots of `head`, then those of `tail` (two
+// spans, so that a rotation of the resident list needs no copy).
+struct IssueOrder {
+  std::span<const uint32_t> head, tail;
+};
+
 class WarpScheduler {
  public:
   WarpScheduler(const SmSpec& spec, uint32_t subcore)
       : spec_(spec), subcore_(subcore) {
     active_.reserve((spec.max_warps - subcore + spec.subcores - 1) / spec.subcores);
+    sorted_.reserve(active_.capacity());
   }
   virtual ~WarpScheduler() = default;
 
-  // The sub-core's active warp slots in this cycle's issue order (into `order`, cleared first).
-  virtual void order(std::span<const WarpState> warps, std::vector<uint32_t>& order) const = 0;
+  // The sub-core's active warp slots in this cycle's issue order (valid
+  // until the next call or the next add_warp / remove_warp).
+  virtual IssueOrder order(std::span<const WarpState> warps) = 0;
+  // The same as one list (tests, debugging).
+  void order(std::span<const WarpState> warps, std::vector<uint32_t>& out) {
+    const IssueOrder o = order(warps);
+    out.assign(o.head.begin(), o.head.end());
+    out.insert(out.end(), o.tail.begin(), o.tail.end());
+  }
   // A warp arrived in / left `slot` (one of the sub-core's slots).
   void add_warp(uint32_t slot) { active_.insert(std::upper_bound(active_.begin(), active_.end(), slot), slot); }
   void remove_warp(uint32_t slot) { active_.erase(std::find(active_.begin(), active_.end(), slot)); }
@@ -38,6 +52,7 @@ class WarpScheduler {
   const SmSpec& spec_;
   const uint32_t subcore_;
   std::vector<uint32_t> active_;  // the sub-core's resident warp slots, in slot order
+  std::vector<uint32_t> sorted_;  // scratch of the policies that sort (GTO, two-level)
   uint32_t last_issued_ = UINT32_MAX;
 };
 

@@ -4,16 +4,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/sm/gto_scheduler.h"
-#include "core/sm/lrr_scheduler.h"
-#include "core/sm/two_level_scheduler.h"
 
 namespace lockstep {
 namespace {
 
 template <class Policy>
-std::unique_ptr<WarpScheduler> make(const SmSpec& spec, uint32_t subcore) {
-  return std::make_unique<Policy>(spec, subcore);
+AnyWarpScheduler make(const SmSpec& spec, uint32_t subcore) {
+  return AnyWarpScheduler(std::in_place_type<Policy>, spec, subcore);
 }
 
 constexpr std::array<WarpSchedulerEntry, 3> kRegistry{{
@@ -32,7 +29,7 @@ const WarpSchedulerEntry* find(WarpSchedulerPolicy policy) {
 
 std::span<const WarpSchedulerEntry> warp_scheduler_registry() { return kRegistry; }
 
-std::unique_ptr<WarpScheduler> make_warp_scheduler(const SmSpec& spec, uint32_t subcore) {
+AnyWarpScheduler make_warp_scheduler(const SmSpec& spec, uint32_t subcore) {
   const WarpSchedulerEntry* e = find(spec.scheduler);
   if (!e) throw std::invalid_argument("sm.scheduler: policy " + std::to_string(int(spec.scheduler)) + " is not registered");
   return e->make(spec, subcore);

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 
+#include "core/sm/scoreboard.h"
 #include "frontend/trace/block_trace.h"
 
 namespace lockstep {
@@ -35,6 +36,7 @@ struct WarpState {
   bool scoreboard_blocked = false;
   bool saw_full_exit = false;
   uint64_t age = 0;             // launch order, for GTO
+  Scoreboard scoreboard;        // its registers with a result in flight
 
   // The LDGSTS group a copy issued now joins (counted pending until its writeback).
   uint32_t join_copy_group() {

@@ -15,7 +15,6 @@ struct Bench {
   SmSpec spec;
   SmStats stats;
   WritebackQueue writebacks;
-  Scoreboard scoreboard{1};
   WarpTrace trace;
   WarpState warp;
   LdstUnit ldst;
@@ -56,9 +55,9 @@ TEST(LdstUnit, WithoutAttachedMemoryAGlobalLoadCompletesAtIssuePlusLatency) {
   const TimedInstruction ti = global_load(3);
   const WarpInstruction wi{0, 0xffffffffu, 0};
   ASSERT_TRUE(b.ldst.can_issue(50));
-  b.ldst.issue(b.warp, 0, ti, wi, b.scoreboard, 50);
+  b.ldst.issue(b.warp, 0, ti, wi, 50);
   EXPECT_EQ(b.writebacks.next_cycle(), 50u + kLatency);
-  EXPECT_TRUE(b.scoreboard.pending(0, 3));
+  EXPECT_TRUE(b.warp.scoreboard.pending(3));
   EXPECT_EQ(b.warp.outstanding_memory, 1u);
   EXPECT_EQ(b.stats.global_ld_sectors, 4u);  // 32 lanes x 4 B = 4 sectors
   // The unit is busy for the issue cycle only.
@@ -72,7 +71,7 @@ TEST(LdstUnit, SharedMemoryBankConflictsKeepTheUnitBusy) {
   TimedInstruction ti = global_load(3);
   ti.space = MemSpace::kShared;
   for (uint64_t lane = 0; lane < 32; ++lane) b.trace.addrs[lane] = 128 * lane;  // all lanes in bank 0
-  b.ldst.issue(b.warp, 0, ti, WarpInstruction{0, 0xffffffffu, 0}, b.scoreboard, 10);
+  b.ldst.issue(b.warp, 0, ti, WarpInstruction{0, 0xffffffffu, 0}, 10);
   EXPECT_EQ(b.ldst.free_at(), 10u + 32);
   EXPECT_EQ(b.writebacks.next_cycle(), 10u + b.spec.shared_latency + 31);
   EXPECT_EQ(b.stats.shared_bank_conflicts, 31u);

@@ -16,25 +16,26 @@ TimedInstruction inst(std::vector<uint16_t> dsts, std::vector<uint16_t> srcs) {
 }
 
 TEST(Scoreboard, AReaderOfAPendingRegisterWaitsUntilItsWriteback) {
-  Scoreboard sb(4);
+  Scoreboard sb, other_warp;
   const TimedInstruction producer = inst({5}, {1, 2});
   const TimedInstruction reader = inst({6}, {5});
   const TimedInstruction other = inst({7}, {1});
-  EXPECT_FALSE(sb.blocks(2, reader));
-  sb.reserve(2, producer);
-  EXPECT_TRUE(sb.blocks(2, reader));
-  EXPECT_FALSE(sb.blocks(2, other));   // independent registers
-  EXPECT_FALSE(sb.blocks(3, reader));  // another warp's registers
-  sb.release(2, producer);
-  EXPECT_FALSE(sb.blocks(2, reader));
+  EXPECT_FALSE(sb.blocks(reader));
+  sb.reserve(producer);
+  EXPECT_TRUE(sb.blocks(reader));
+  EXPECT_TRUE(sb.pending(5));
+  EXPECT_FALSE(sb.blocks(other));          // independent registers
+  EXPECT_FALSE(other_warp.blocks(reader));  // another warp's registers
+  sb.release(producer);
+  EXPECT_FALSE(sb.blocks(reader));
 }
 
 TEST(Scoreboard, AWriterOfAPendingRegisterWaits) {
-  Scoreboard sb(1);
-  sb.reserve(0, inst({9}, {}));
-  EXPECT_TRUE(sb.blocks(0, inst({9}, {1})));  // write after write
-  sb.clear(0);
-  EXPECT_FALSE(sb.blocks(0, inst({9}, {1})));
+  Scoreboard sb;
+  sb.reserve(inst({9}, {}));
+  EXPECT_TRUE(sb.blocks(inst({9}, {1})));  // write after write
+  sb.clear();
+  EXPECT_FALSE(sb.blocks(inst({9}, {1})));
 }
 
 }  // namespace

@@ -92,9 +92,10 @@ TEST(WarpSchedulers, TheRegistryBuildsEveryNamedPolicyOnce) {
   const std::vector<WarpState> w = warps_with_ages({30, 10, 40, 20});
   spec.scheduler = WarpSchedulerPolicy::kGto;
   std::vector<uint32_t> out;
-  const std::unique_ptr<WarpScheduler> gto = make_warp_scheduler(spec, 0);
-  for (uint32_t slot = 0; slot < 4; ++slot) gto->add_warp(slot);
-  gto->order(w, out);
+  AnyWarpScheduler gto = make_warp_scheduler(spec, 0);
+  ASSERT_TRUE(std::holds_alternative<GtoScheduler>(gto));
+  for (uint32_t slot = 0; slot < 4; ++slot) base_of(gto).add_warp(slot);
+  base_of(gto).order(w, out);
   EXPECT_EQ(out, (std::vector<uint32_t>{1, 3, 0, 2}));  // oldest first: the GTO class
 }
 
