@@ -19,11 +19,7 @@ using spec::kMaxPerCycle;
 using spec::kMaxQueue;
 using spec::within;
 
-bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
-
-void power_of_two(std::string_view key, uint64_t value) {
-  if (!is_power_of_two(value)) fail(key, value, "must be a power of two");
-}
+using spec::power_of_two;
 
 // Line and sector sizes of a sectored cache: sectors tile the line, at most 32 of them.
 void line_and_sector(const std::string& prefix, uint32_t line, uint32_t sector) {

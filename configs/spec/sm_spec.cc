@@ -31,9 +31,7 @@ using spec::kMaxQueue;
 using spec::within;
 
 // Every message names the config key first: "sm.subcores = 0: must be >= 1".
-void power_of_two(std::string_view key, uint64_t value) {
-  if (value == 0 || (value & (value - 1)) != 0) fail(key, std::to_string(value), "must be a power of two");
-}
+using spec::power_of_two;
 
 std::string join(const std::vector<uint32_t>& values) {
   std::string out;

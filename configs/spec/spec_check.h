@@ -20,6 +20,9 @@ inline void at_least(std::string_view key, uint64_t value, uint64_t min) {
 inline void at_most(std::string_view key, uint64_t value, uint64_t max) {
   if (value > max) fail(key, value, "must be <= " + std::to_string(max));
 }
+inline void power_of_two(std::string_view key, uint64_t value) {
+  if (value == 0 || (value & (value - 1)) != 0) fail(key, value, "must be a power of two");
+}
 inline void within(std::string_view key, uint64_t value, uint64_t min, uint64_t max) {
   at_least(key, value, min);
   at_most(key, value, max);
