@@ -4,7 +4,7 @@
 
 namespace lockstep {
 
-OperandCollector::OperandCollector(const SmSpec& spec) : spec_(spec) {
+OperandCollector::OperandCollector(const SmSpec& spec) : banks_(std::clamp(spec.reg_banks, 1u, 64u)) {
   free_at_.assign(spec.subcores, std::vector<uint64_t>(std::max(spec.collector_units, 1u), 0));
 }
 
@@ -19,12 +19,11 @@ uint32_t OperandCollector::collect(uint32_t subcore, uint64_t now, const TimedIn
 uint32_t OperandCollector::bank_conflict_cycles(const TimedInstruction& ti) const {
   uint8_t reads[64] = {};
   uint32_t worst = 0;
-  const uint32_t banks = std::clamp(spec_.reg_banks, 1u, 64u);
   for (uint32_t i = 0; i < ti.num_srcs; ++i) {
     if (ti.srcs[i] >= 256) continue;
     bool repeat = false;
     for (uint32_t j = 0; j < i; ++j) repeat |= ti.srcs[j] == ti.srcs[i];
-    if (!repeat) worst = std::max<uint32_t>(worst, ++reads[ti.srcs[i] % banks]);
+    if (!repeat) worst = std::max<uint32_t>(worst, ++reads[ti.srcs[i] % banks_]);
   }
   return worst > 1 ? worst - 1 : 0;
 }

@@ -35,7 +35,7 @@ class OperandCollector {
   }
 
  private:
-  const SmSpec& spec_;
+  uint32_t banks_;  // sm.reg_banks, within 1..64
   std::vector<std::vector<uint64_t>> free_at_;  // [subcore][collector unit]
 };
 
