@@ -14,8 +14,7 @@ class FixedLatencyMemory final : public MemoryModel {
   void run_unit(uint32_t unit, const MemoryEdge* edges, size_t count) override;
   void begin_cycle(uint64_t) override {}
   void settle_ports() override {}
-  void receive_replies(uint32_t) override {}
-  void publish_reply_pops(uint32_t) override {}
+  LatchedQueue<MemPacket>* sm_reply_port(uint32_t) override { return nullptr; }
   void copy_to_device(uint64_t, uint64_t) override {}
   bool idle() const override { return true; }
   uint64_t next_event_when_idle(uint64_t) const override { return UINT64_MAX; }

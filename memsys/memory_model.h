@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "memsys/latched_queue.h"
+#include "memsys/mem_packet.h"
 #include "memsys/memory_stats.h"
 
 namespace lockstep {
@@ -35,10 +37,10 @@ class MemoryModel {
   // Between cycles with everything idle, before a jump in time: every port's
   // pops count as room whatever the parity of the next cycle run.
   virtual void settle_ports() = 0;
-  // Around SM `sm`'s tick, on the thread that ticks it, every cycle: take in
-  // the replies staged for it in the previous cycle / publish its pops.
-  virtual void receive_replies(uint32_t sm) = 0;
-  virtual void publish_reply_pops(uint32_t sm) = 0;
+  // The port SM `sm` takes its replies from (null: none). Around the SM's
+  // tick, on the thread that ticks it, every cycle, the engine calls its
+  // receive() (the replies staged in the previous cycle) and publish_pops().
+  virtual LatchedQueue<MemPacket>* sm_reply_port(uint32_t sm) = 0;
 
   // Copy engine (MemcpyHtoD): the copied bytes land in the memory as written data.
   virtual void copy_to_device(uint64_t addr, uint64_t bytes) = 0;

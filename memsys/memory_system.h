@@ -70,8 +70,7 @@ class MemorySystem : public MemoryModel {
   // Engine, between cycles with everything idle, before a jump in time: every
   // port's pops count as room whatever the parity of the next cycle run.
   void settle_ports() override;
-  void receive_replies(uint32_t sm) override { from_memory_[sm].receive(); }
-  void publish_reply_pops(uint32_t sm) override { from_memory_[sm].publish_pops(); }
+  LatchedQueue<MemPacket>* sm_reply_port(uint32_t sm) override { return &from_memory_[sm]; }
 
   // Units (see above) and their work in one core cycle: `edges` are the
   // memory-side edges of that cycle, in time order. Different units may run

@@ -10,10 +10,11 @@ void SmClusterPiece::run(uint64_t now) {
     SmModel& sm = *sms_[s];
     // The SM consumes its reply port: it takes in last cycle's replies
     // first and publishes its pops last, every cycle.
-    memory_.receive_replies(s);
+    LatchedQueue<MemPacket>* replies = reply_ports_[s - first_];
+    if (replies) replies->receive();
     if (!unlatched_coupling_ || sm.has_offered_block() || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1))
       sm.tick(now);
-    memory_.publish_reply_pops(s);
+    if (replies) replies->publish_pops();
     SmView& view = views_[s];
     const SmModel::Residency residency = sm.residency();
     if (!(view.residency == residency)) {

@@ -25,8 +25,9 @@ class alignas(64) SmClusterPiece final : public EnginePiece {
  public:
   SmClusterPiece(std::vector<std::unique_ptr<SmModel>>& sms, uint32_t first, uint32_t last, MemoryModel& memory,
                  std::vector<SmView>& views, bool unlatched_coupling_for_tests)
-      : sms_(sms), first_(first), last_(last), memory_(memory), views_(views),
-        unlatched_coupling_(unlatched_coupling_for_tests) {}
+      : sms_(sms), first_(first), last_(last), views_(views), unlatched_coupling_(unlatched_coupling_for_tests) {
+    for (uint32_t s = first; s < last; ++s) reply_ports_.push_back(memory.sm_reply_port(s));
+  }
 
   void run(uint64_t now) override;
   // The earliest SmModel::quiet_until of its SMs (now + 1 as soon as one says so).
@@ -43,7 +44,7 @@ class alignas(64) SmClusterPiece final : public EnginePiece {
  private:
   std::vector<std::unique_ptr<SmModel>>& sms_;
   const uint32_t first_, last_;
-  MemoryModel& memory_;
+  std::vector<LatchedQueue<MemPacket>*> reply_ports_;  // of SMs first_ .. last_ - 1 (null: none)
   std::vector<SmView>& views_;
   const bool unlatched_coupling_;  // TestSwitches::unlatched_coupling
   bool views_changed_ = false;
