@@ -64,7 +64,7 @@ void Sm::release_barriers() {
   slots_.release_barriers([this](uint32_t slot) { warps_[slot].at_barrier = false; });
 }
 
-inline bool Sm::ready_to_issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, StallReason& why) const {
+inline bool Sm::ready_to_issue(WarpState& w, const TimedInstruction& ti, StallReason& why) const {
   if (w.waiting_membar) {
     if (w.outstanding_memory > 0) {
       why = StallReason::kMemory;
@@ -101,7 +101,7 @@ bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_us
   // The checks read only the static instruction (hot, shared by the warps);
   // the warp's dynamic record (mask, addresses) is read once it issues.
   const TimedInstruction& ti = (*program_)[w.next_static];
-  if (!ready_to_issue(w, slot, ti, why)) return false;
+  if (!ready_to_issue(w, ti, why)) return false;
   const uint32_t sc = slot % spec_.subcores;
   uint32_t latency = 0, bank_extra = 0;
   const bool memory = ti.kind == InstKind::kMemory;

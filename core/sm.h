@@ -74,7 +74,7 @@ class Sm final : public SmModel {
   void issue(uint32_t subcore, uint64_t now);
   bool try_issue(WarpState& w, uint32_t warp_slot, uint64_t now, uint32_t& units_used, StallReason& why);
   // Whether `ti` can issue now (the checks that read no unit), else why not.
-  bool ready_to_issue(WarpState& w, uint32_t warp_slot, const TimedInstruction& ti, StallReason& why) const;
+  bool ready_to_issue(WarpState& w, const TimedInstruction& ti, StallReason& why) const;
   void finish_warp_if_done(uint32_t warp_slot);
   void release_barriers();
   uint64_t next_timed_event(uint64_t now) const;
