@@ -7,6 +7,24 @@
 #include "core/sm/warp_scheduler_registry.h"
 
 namespace lockstep {
+namespace {
+
+// Each sub-core issues at most one instruction per resource per cycle: the
+// LD/ST unit (bit 0) and each unit class u (bit 1 + u).
+constexpr uint32_t kIssueMemory = 1u;
+
+uint32_t issue_resource(const TimedInstruction& ti) {
+  if (ti.kind == InstKind::kMemory) return kIssueMemory;
+  return ti.unit == kNoUnit ? 0u : 2u << ti.unit;
+}
+
+}  // namespace
+
+void Sm::point_at_next(WarpState& w) const {
+  if (w.next_issue >= w.trace_size) return;
+  w.next_static = w.trace->insts[w.next_issue].static_id;
+  w.next_resource = issue_resource((*program_)[w.next_static]);
+}
 
 Sm::Sm(uint32_t id, const SmSpec& spec)
     : SmModel(id, spec),
@@ -42,7 +60,9 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp.trace = &wt;
     warp.age = launch_seq_++;
     warp.fetch_ready = now;
-    if (!wt.insts.empty()) warp.next_static = wt.insts.front().static_id;
+    warp.trace_size = uint32_t(wt.insts.size());
+    point_at_next(warp);
+    fetch_.warp_changed(slots[i], warp);
     base_of(schedulers_[slots[i] % spec_.subcores]).add_warp(slots[i]);
   }
   // Warps with an empty trace finish at once.
@@ -51,7 +71,7 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
 
 void Sm::finish_warp_if_done(uint32_t slot) {
   WarpState& w = warps_[slot];
-  if (!w.active || w.next_issue < w.trace->insts.size() || w.outstanding > 0) return;
+  if (!w.active || w.next_issue < w.trace_size || w.outstanding > 0) return;
   w.active = false;
   if (issuing_) finished_in_issue_.push_back(slot);  // (capacity max_warps: no allocation)
   else base_of(schedulers_[slot % spec_.subcores]).remove_warp(slot);
@@ -89,15 +109,8 @@ inline bool Sm::ready_to_issue(WarpState& w, const TimedInstruction& ti, StallRe
   return true;
 }
 
-bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_used, StallReason& why) {
-  if (w.next_issue >= w.next_fetch || w.fetch_ready > now) {
-    why = StallReason::kFetch;
-    return false;
-  }
-  if (w.at_barrier) {
-    why = StallReason::kBarrier;
-    return false;
-  }
+bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_used, uint32_t& blocked,
+                   StallReason& why) {
   // The checks read only the static instruction (hot, shared by the warps);
   // the warp's dynamic record (mask, addresses) is read once it issues.
   const TimedInstruction& ti = (*program_)[w.next_static];
@@ -107,11 +120,12 @@ bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_us
   const bool memory = ti.kind == InstKind::kMemory;
   if (memory) {
     // One memory instruction per scheduler per cycle, into the shared LD/ST unit.
-    if ((units_used & 1u) || !ldst_.can_issue(now)) {
+    if ((units_used & kIssueMemory) || !ldst_.can_issue(now)) {
       why = StallReason::kMemory;
+      blocked |= kIssueMemory;
       return false;
     }
-    units_used |= 1u;
+    units_used |= kIssueMemory;
   } else if (ti.unit == kNoUnit) {
     // Control flow without a declared unit class takes the branch latency; fences a cycle.
     const bool control = ti.kind == InstKind::kBranch || ti.kind == InstKind::kExit || ti.kind == InstKind::kBarrier;
@@ -119,16 +133,17 @@ bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_us
   } else {
     // Dual issue needs different unit classes; an operand collector unit
     // gathers the sources; a pipeline of the class must accept.
+    const uint32_t resource = 2u << ti.unit;
     size_t pipe = ExecutionUnits::kNone;
-    if (!(units_used & (2u << ti.unit)) && collectors_.available(sc, now))
-      pipe = units_.free_pipeline(sc, ti.unit, now);
+    if (!(units_used & resource) && collectors_.available(sc, now)) pipe = units_.free_pipeline(sc, ti.unit, now);
     if (pipe == ExecutionUnits::kNone) {
       why = StallReason::kUnitBusy;
+      blocked |= resource;
       return false;
     }
     units_.occupy(sc, pipe, ti.unit, now);
     bank_extra = collectors_.collect(sc, now, ti);
-    units_used |= 2u << ti.unit;
+    units_used |= resource;
     latency = spec_.units[ti.unit].latency;
     ++stats_.unit_issues[ti.unit];
   }
@@ -137,7 +152,8 @@ bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_us
   const WarpInstruction& wi = w.trace->insts[w.next_issue];
   if (observer_) observer_(now, w.trace->warp_id, slots_.trace(w.block)->id, w.next_issue);
   ++w.next_issue;
-  if (w.next_issue < w.trace->insts.size()) w.next_static = w.trace->insts[w.next_issue].static_id;
+  point_at_next(w);
+  fetch_.warp_changed(slot, w);
   ++stats_.warp_insts;
   stats_.thread_insts += std::popcount(wi.active_mask);
   base_of(schedulers_[sc]).issued(slot);
@@ -153,7 +169,7 @@ bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_us
       ++w.groups_closed;
       break;
     case InstKind::kExit:
-      if (wi.active_mask == 0xffffffffu && w.next_issue < w.trace->insts.size() && !w.saw_full_exit) {
+      if (wi.active_mask == 0xffffffffu && w.next_issue < w.trace_size && !w.saw_full_exit) {
         w.saw_full_exit = true;
         ++stats_.exit_then_more;
       }
@@ -190,6 +206,12 @@ void Sm::writeback(uint64_t now) {
 
 void Sm::issue(uint32_t sc, uint64_t now) {
   uint32_t issued = 0, units_used = 0, considered = 0;
+  // Resources a warp of this sub-core already failed to get this cycle: no
+  // later warp gets them either (a resource frees only between cycles), so a
+  // warp that needs one stalls without its checks. Only the first considered
+  // warp's reason is counted, and only in a cycle with no issue: skipping the
+  // checks of a later warp changes no counter.
+  uint32_t blocked = 0;
   StallReason first_reason = StallReason::kIdle;
   bool have_reason = false;
   // The order spans the scheduler's resident list: a warp that finishes as
@@ -202,10 +224,16 @@ void Sm::issue(uint32_t sc, uint64_t now) {
     WarpState& w = warps_[slot];
     ++considered;
     StallReason why = StallReason::kIdle;
-    if (w.scoreboard_blocked && !w.at_barrier && w.next_issue < w.next_fetch && w.fetch_ready <= now) {
+    if (w.next_issue >= w.next_fetch || w.fetch_ready > now) {
+      why = StallReason::kFetch;
+    } else if (w.at_barrier) {
+      why = StallReason::kBarrier;
+    } else if (w.scoreboard_blocked) {
       // Same outcome as try_issue without re-reading the instruction.
       why = StallReason::kScoreboard;
-    } else if (try_issue(w, slot, now, units_used, why)) {
+    } else if (w.next_resource & blocked) {
+      why = w.next_resource == kIssueMemory ? StallReason::kMemory : StallReason::kUnitBusy;
+    } else if (try_issue(w, slot, now, units_used, blocked, why)) {
       ++issued;
       continue;
     }
@@ -245,7 +273,7 @@ bool Sm::tick(uint64_t now) {
   // cycle (fair memory issue, papers/volta-memory-system.txt Table II).
   const uint32_t first = uint32_t(now % spec_.subcores);
   for (uint32_t i = 0; i < spec_.subcores; ++i) issue((first + i) % spec_.subcores, now);
-  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch_.fetch(sc, now, warps_, base_of(schedulers_[sc]).resident(), *program_);
+  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch_.fetch(sc, now, warps_, *program_);
   const bool changed =
       stats_.warp_insts != issued_before || fetch_.attempts() != fetches_before || slots_.barriers_opened();
   sleep_until_ = changed || !spec_.gating ? 0 : next_timed_event(now);

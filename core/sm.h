@@ -72,7 +72,13 @@ class Sm final : public SmModel {
  private:
   void writeback(uint64_t now);
   void issue(uint32_t subcore, uint64_t now);
-  bool try_issue(WarpState& w, uint32_t warp_slot, uint64_t now, uint32_t& units_used, StallReason& why);
+  // Issues the warp's next instruction if it can (fetched, not at a barrier:
+  // checked by issue()); else says why not and, if a resource refused it,
+  // adds that resource to `blocked`.
+  bool try_issue(WarpState& w, uint32_t warp_slot, uint64_t now, uint32_t& units_used, uint32_t& blocked,
+                 StallReason& why);
+  // Caches the warp's next instruction (static id, issue resource).
+  void point_at_next(WarpState& w) const;
   // Whether `ti` can issue now (the checks that read no unit), else why not.
   bool ready_to_issue(WarpState& w, const TimedInstruction& ti, StallReason& why) const;
   void finish_warp_if_done(uint32_t warp_slot);

@@ -1,46 +1,77 @@
 #include "core/sm/instruction_fetch.h"
 
-#include <algorithm>
+#include <bit>
 
 namespace lockstep {
 
-InstructionFetch::InstructionFetch(const SmSpec& spec, SmStats& stats) : spec_(spec), stats_(stats), icache_(spec) {
+InstructionFetch::InstructionFetch(const SmSpec& spec, SmStats& stats)
+    : spec_(spec),
+      stats_(stats),
+      icache_(spec),
+      slots_per_subcore_((spec.max_warps + spec.subcores - 1) / spec.subcores),
+      words_per_subcore_((slots_per_subcore_ + 63) / 64) {
+  wanting_.assign(size_t(words_per_subcore_) * spec.subcores, 0);
   last_fetched_.assign(spec.subcores, UINT32_MAX);
 }
 
-void InstructionFetch::fetch(uint32_t sc, uint64_t now, std::span<WarpState> warps, std::span<const uint32_t> resident,
-                             const KernelProgram& program) {
+void InstructionFetch::warp_changed(uint32_t slot, const WarpState& w) {
+  const uint32_t sc = slot % spec_.subcores, index = slot / spec_.subcores;
+  uint64_t& word = wanting_[size_t(sc) * words_per_subcore_ + index / 64];
+  const uint64_t bit = uint64_t(1) << (index % 64);
+  if (wants_fetch(w)) word |= bit;
+  else word &= ~bit;
+}
+
+uint32_t InstructionFetch::next_wanting(uint32_t sc, uint32_t from) const {
+  const uint64_t* words = &wanting_[size_t(sc) * words_per_subcore_];
+  for (uint32_t word = from / 64; word < words_per_subcore_; ++word) {
+    uint64_t bits = words[word];
+    if (word == from / 64) bits &= ~uint64_t(0) << (from % 64);
+    if (bits) return word * 64 + uint32_t(std::countr_zero(bits));
+  }
+  return UINT32_MAX;
+}
+
+void InstructionFetch::fetch(uint32_t sc, uint64_t now, std::span<WarpState> warps, const KernelProgram& program) {
   // Round robin over the sub-core's slots from the one after the last warp
-  // fetched for; only resident warps can fetch, so the walk visits those
-  // (`resident`, in slot order) and never reads an empty slot's state.
+  // fetched for, visiting only the warps that want to fetch (in slot order).
   const uint32_t last = last_fetched_[sc];
-  size_t start = 0;
-  if (last != UINT32_MAX)
-    start = size_t(std::upper_bound(resident.begin(), resident.end(), sc + last * spec_.subcores) - resident.begin());
+  const uint32_t start = last == UINT32_MAX ? 0 : last + 1;
   uint32_t fetched = 0;
-  for (size_t i = 0, k = start; i < resident.size() && fetched < spec_.fetch_per_cycle; ++i, ++k) {
-    if (k >= resident.size()) k = 0;
-    const uint32_t slot = resident[k];
+  uint32_t index = next_wanting(sc, start);
+  bool wrapped = false;
+  if (index == UINT32_MAX) {
+    index = next_wanting(sc, 0);
+    wrapped = true;
+  }
+  while (index != UINT32_MAX && fetched < spec_.fetch_per_cycle) {
+    if (wrapped && index >= start) break;  // every wanting warp visited once
+    const uint32_t slot = sc + index * spec_.subcores;
     WarpState& w = warps[slot];
-    if (w.next_fetch - w.next_issue >= spec_.ibuffer_entries || w.fetch_blocked_until > now) continue;
-    const uint32_t size = uint32_t(w.trace->insts.size());
-    if (w.next_fetch >= size) continue;
-    last_fetched_[sc] = (slot - sc) / spec_.subcores;
-    ++attempts_;
-    // The I-cache line of the next instruction; the buffer then fills with as many as fit.
-    uint64_t ready = now;
-    if (icache_.lookup(program[w.trace->insts[w.next_fetch].static_id].pc, now, ready)) {
-      ++stats_.icache_hits;
-    } else {
-      ++stats_.icache_misses;
+    if (w.fetch_blocked_until <= now) {
+      last_fetched_[sc] = index;
+      ++attempts_;
+      // The I-cache line of the next instruction; the buffer then fills with as many as fit.
+      uint64_t ready = now;
+      if (icache_.lookup(program[w.trace->insts[w.next_fetch].static_id].pc, now, ready)) {
+        ++stats_.icache_hits;
+      } else {
+        ++stats_.icache_misses;
+      }
+      if (ready > now) {
+        w.fetch_blocked_until = ready;
+        return;
+      }
+      while (w.next_fetch < w.trace_size && w.next_fetch - w.next_issue < spec_.ibuffer_entries) ++w.next_fetch;
+      w.fetch_ready = now + 1;
+      warp_changed(slot, w);
+      ++fetched;
     }
-    if (ready > now) {
-      w.fetch_blocked_until = ready;
-      return;
+    index = next_wanting(sc, index + 1);
+    if (index == UINT32_MAX && !wrapped) {
+      index = next_wanting(sc, 0);
+      wrapped = true;
     }
-    while (w.next_fetch < size && w.next_fetch - w.next_issue < spec_.ibuffer_entries) ++w.next_fetch;
-    w.fetch_ready = now + 1;
-    ++fetched;
   }
 }
 

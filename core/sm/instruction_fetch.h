@@ -4,6 +4,11 @@
 // (sm.ibuffer_entries) through the instruction cache. Fetched instructions are
 // decoded and issuable the next cycle; a miss stalls that warp's fetch until
 // the line is there and ends the sub-core's fetch for the cycle.
+//
+// Only a warp with room in its buffer and instructions left can fetch: fetch
+// keeps those in a bit set per sub-core (`wants_fetch`), updated when a warp
+// arrives or issues (warp_changed) and when it fetches, so that a cycle's
+// round robin walks only them, not every resident warp.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -22,16 +27,25 @@ class InstructionFetch {
 
   // Another kernel's code: the instruction cache is invalidated.
   void start_kernel() { icache_.invalidate(); }
-  // `resident`: the sub-core's resident (active) warp slots, in slot order.
-  void fetch(uint32_t subcore, uint64_t now, std::span<WarpState> warps, std::span<const uint32_t> resident,
-             const KernelProgram& program);
+  // The warp in `slot` arrived, issued or left: whether it can fetch may have changed.
+  void warp_changed(uint32_t slot, const WarpState& w);
+  void fetch(uint32_t subcore, uint64_t now, std::span<WarpState> warps, const KernelProgram& program);
   // Warps fetched for so far (a fetch changes the SM's state: gating).
   uint64_t attempts() const { return attempts_; }
 
  private:
+  bool wants_fetch(const WarpState& w) const {
+    return w.active && w.next_fetch < w.trace_size && w.next_fetch - w.next_issue < spec_.ibuffer_entries;
+  }
+  // The next warp (index within the sub-core) at or after `from` that wants to fetch, or UINT32_MAX.
+  uint32_t next_wanting(uint32_t subcore, uint32_t from) const;
+
   const SmSpec& spec_;
   SmStats& stats_;
   InstructionCache icache_;
+  uint32_t slots_per_subcore_;
+  std::vector<uint64_t> wanting_;       // per sub-core, words of one bit per warp index within it
+  uint32_t words_per_subcore_;
   std::vector<uint32_t> last_fetched_;  // per sub-core: index (within the sub-core) of the last warp fetched for
   uint64_t attempts_ = 0;
 };

@@ -21,6 +21,11 @@ struct WarpState {
   uint32_t next_fetch = 0;      // trace index of the next instruction to fetch
   uint32_t next_issue = 0;      // trace index of the next instruction to issue
   uint32_t next_static = 0;     // its static instruction (index into the kernel program)
+  // The sub-core resource that instruction competes for in issue (Sm::issue):
+  // its bit in the cycle's used-resources mask (kIssueMemory, a unit class's
+  // bit, or 0 for control flow that needs none).
+  uint32_t next_resource = 0;
+  uint32_t trace_size = 0;      // instructions in its trace
   uint64_t fetch_ready = 0;     // decoded instructions up to next_fetch are issuable from this cycle
   uint64_t fetch_blocked_until = 0;
   uint32_t outstanding = 0;     // results not written back yet
