@@ -33,7 +33,10 @@ uint32_t shared_memory_wavefronts(std::span<const uint64_t> addrs, uint32_t acce
   std::fill_n(first_in_bank, bank_of.d, kNone);
   std::fill_n(words_in_bank, bank_of.d, 0);
   uint32_t nwords = 0, worst = 1;
-  for (uint64_t a : addrs)
+  uint64_t previous = addrs[0] + 1;
+  for (uint64_t a : addrs) {
+    if (a == previous) continue;  // a broadcast: the same words as the lane before
+    previous = a;
     for (uint64_t w = word_of.div(a), last = word_of.div(a + bytes - 1); w <= last && nwords < kMaxWords; ++w) {
       const uint32_t bank = uint32_t(bank_of.mod(w));
       bool seen = false;
@@ -44,7 +47,32 @@ uint32_t shared_memory_wavefronts(std::span<const uint64_t> addrs, uint32_t acce
       first_in_bank[bank] = uint8_t(nwords++);
       worst = std::max(worst, uint32_t(++words_in_bank[bank]));
     }
+  }
   return worst;
+}
+
+}  // namespace lockstep
+
+namespace lockstep {
+
+SharedMemoryBanks::SharedMemoryBanks(uint32_t banks, uint32_t bank_bytes)
+    : banks_(std::clamp(banks, 1u, 128u)),
+      bank_bytes_(std::max(bank_bytes, 1u)),
+      row_bytes_(uint64_t(banks_) * bank_bytes_) {}
+
+uint32_t SharedMemoryBanks::wavefronts(const void* site, std::span<const uint64_t> addrs, uint32_t access_bytes) {
+  if (addrs.empty() || addrs.size() > 32) return shared_memory_wavefronts(addrs, access_bytes, banks_, bank_bytes_);
+  Pattern& p = patterns_[(reinterpret_cast<uintptr_t>(site) >> 4) % kPatterns];
+  const uint64_t first = addrs[0], first_in_row = first % row_bytes_;
+  bool same = p.lanes == addrs.size() && p.access_bytes == access_bytes && p.first_in_row == first_in_row;
+  for (size_t i = 1; i < addrs.size() && same; ++i) same = p.offsets[i] == addrs[i] - first;
+  if (same) return p.wavefronts;
+  p.lanes = uint32_t(addrs.size());
+  p.access_bytes = access_bytes;
+  p.first_in_row = first_in_row;
+  for (size_t i = 0; i < addrs.size(); ++i) p.offsets[i] = addrs[i] - first;
+  p.wavefronts = shared_memory_wavefronts(addrs, access_bytes, banks_, bank_bytes_);
+  return p.wavefronts;
 }
 
 }  // namespace lockstep

@@ -12,7 +12,8 @@ LdstUnit::LdstUnit(const SmSpec& spec, SmStats& stats, WritebackQueue& writeback
     : spec_(spec),
       stats_(stats),
       writebacks_(writebacks),
-      port_(std::in_place_type<FixedLatencyPort>, spec.perfect_memory_latency) {
+      port_(std::in_place_type<FixedLatencyPort>, spec.perfect_memory_latency),
+      shared_banks_(spec.shared_banks, spec.shared_bank_bytes) {
   coalesced_.reserve(128);
 }
 
@@ -34,7 +35,7 @@ void LdstUnit::issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, co
   switch (ti.space) {
     case MemSpace::kShared: {
       ++stats_.shared_requests;
-      const uint32_t waves = shared_memory_wavefronts(lanes, ti.access_bytes, spec_.shared_banks, spec_.shared_bank_bytes);
+      const uint32_t waves = shared_banks_.wavefronts(&ti, lanes, ti.access_bytes);
       busy = std::max(1u, waves);
       stats_.shared_bank_conflicts += busy - 1;
       done = now + spec_.shared_latency + (busy - 1);

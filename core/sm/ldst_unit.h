@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/kernel_program.h"
+#include "core/shared_memory_banks.h"
 #include "core/sm/scoreboard.h"
 #include "core/sm/warp_state.h"
 #include "core/sm/writeback_queue.h"
@@ -87,6 +88,7 @@ class LdstUnit {
   std::vector<InflightAccess> inflight_;
   std::vector<uint32_t> free_tokens_;
   std::vector<SectorAccess> coalesced_;  // scratch
+  SharedMemoryBanks shared_banks_;
   uint64_t free_at_ = 0;
   uint32_t issued_this_cycle_ = 0;
   uint64_t issue_cycle_ = UINT64_MAX;

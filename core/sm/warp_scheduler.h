@@ -40,8 +40,14 @@ class WarpScheduler {
     out.insert(out.end(), o.tail.begin(), o.tail.end());
   }
   // A warp arrived in / left `slot` (one of the sub-core's slots).
-  void add_warp(uint32_t slot) { active_.insert(std::upper_bound(active_.begin(), active_.end(), slot), slot); }
-  void remove_warp(uint32_t slot) { active_.erase(std::find(active_.begin(), active_.end(), slot)); }
+  void add_warp(uint32_t slot) {
+    active_.insert(std::upper_bound(active_.begin(), active_.end(), slot), slot);
+    ++residency_changes_;
+  }
+  void remove_warp(uint32_t slot) {
+    active_.erase(std::find(active_.begin(), active_.end(), slot));
+    ++residency_changes_;
+  }
   // The warp in `slot` issued.
   void issued(uint32_t slot) { last_issued_ = slot; }
   uint32_t last_issued() const { return last_issued_; }  // UINT32_MAX before any issue
@@ -53,6 +59,7 @@ class WarpScheduler {
   const uint32_t subcore_;
   std::vector<uint32_t> active_;  // the sub-core's resident warp slots, in slot order
   std::vector<uint32_t> sorted_;  // scratch of the policies that sort (GTO, two-level)
+  uint64_t residency_changes_ = 0;  // warps added or removed so far (policies that cache an order)
   uint32_t last_issued_ = UINT32_MAX;
 };
 
