@@ -217,8 +217,10 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
   w.last_result = std::max(w.last_result, result);
   w.ready_at = std::max(w.ready_at, now + delay);
   if (ci.kind == InstKind::kBarrier) {
+    // After the barrier opens the warp waits the warm delay: its instruction
+    // fetch went on while it waited.
     w.at_barrier = true;
-    w.barrier_delay = delay;
+    w.barrier_delay = ci.delay;
     slots_.arrive_at_barrier(w.block);
   } else if (ci.kind == InstKind::kLdgDepBar) {
     ++w.groups_closed;

@@ -16,7 +16,7 @@ void BasicBlocks::Builder::add_run(uint32_t first, uint32_t last) {
 
 BasicBlocks BasicBlocks::Builder::build(const StaticTable& table, const KernelProgram& program,
                                         const FallThrough& fall) const {
-  const uint32_t n = std::max<uint32_t>(uint32_t(std::max(leader_.size(), end_.size())), 0);
+  const uint32_t n = table.size();
   auto flag = [](const std::vector<uint8_t>& v, uint32_t s) { return s < v.size() && v[s]; };
   // Which statics the runs reach, and how many fall through to each.
   std::vector<uint8_t> reached(n, 0), ends(n, 0), leaders(n, 0);
