@@ -14,7 +14,7 @@ AbstractSm::AbstractSm(const AbstractKernel& kernel)
       view_(spec_.max_warps),
       units_(spec_),
       collectors_(spec_),
-      warm_(kernel.blocks->blocks().size(), 0),
+      warm_from_(kernel.blocks->blocks().size(), UINT64_MAX),
       subcore_ready_(spec_.subcores, UINT64_MAX),
       block_of_slot_(spec_.max_blocks, 0) {
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) schedulers_.push_back(make_warp_scheduler(spec_, sc));
@@ -24,14 +24,19 @@ AbstractSm::AbstractSm(const AbstractKernel& kernel)
   stats_.unit_issues.assign(spec_.units.size(), 0);
 }
 
-bool AbstractSm::enter_next_block(Warp& w) {
+bool AbstractSm::enter_next_block(Warp& w, uint64_t now) {
   if (w.path == w.path_end) return false;
   const uint32_t b = work_->path[w.path++];
   const BasicBlock& bb = k_.blocks->blocks()[b];
   w.inst = bb.begin;
   w.inst_end = bb.begin + bb.size;
-  w.cold = !warm_[b];
-  warm_[b] = 1;
+  uint64_t& warm_from = warm_from_[b];
+  if (warm_from == UINT64_MAX) {
+    warm_from = now + k_.timing->cold_extra[b];
+    w.cold = true;
+  } else {
+    w.cold = now < warm_from;
+  }
   return true;
 }
 
@@ -69,7 +74,7 @@ void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t n
     view_[slot] = WarpState();
     view_[slot].age = launch_seq_++;
     base_of(schedulers_[slot % spec_.subcores]).add_warp(slot);
-    if (enter_next_block(w)) {
+    if (enter_next_block(w, now)) {
       w.issuing = true;
       w.ready_at = now + (w.cold ? k_.timing->startup_cold : k_.timing->startup_warm);
       wake(slot);
@@ -226,7 +231,7 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
     ++w.groups_closed;
     w.group_done[w.groups_closed % kCopyGroups] = 0;
   }
-  if (++w.inst == w.inst_end && !enter_next_block(w)) {
+  if (++w.inst == w.inst_end && !enter_next_block(w, now)) {
     w.issuing = false;
     const uint64_t end = std::max(now, std::max(w.last_result, w.memory_done));
     if (end <= now) finish_warp(slot, now);

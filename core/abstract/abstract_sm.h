@@ -76,7 +76,7 @@ class AbstractSm {
   };
 
   void accept_block(const SmWorkload& work, uint32_t index, uint64_t now);
-  bool enter_next_block(Warp& w);
+  bool enter_next_block(Warp& w, uint64_t now);
   void issue_subcore(uint32_t sc, uint64_t now);
   bool try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used);
   uint64_t bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, uint64_t now) const;
@@ -99,7 +99,9 @@ class AbstractSm {
   uint64_t ldst_free_ = 0, ldst_cycle_ = UINT64_MAX;
   uint32_t ldst_issued_ = 0;
   uint64_t l2_free_ = 0, dram_free_ = 0;  // in 1/256 cycles
-  std::vector<uint8_t> warm_;             // per basic block: the SM's instruction cache holds it
+  // Per basic block: from when the SM's instruction cache holds it (UINT64_MAX:
+  // not fetched yet). A warp that enters it earlier meets the same misses.
+  std::vector<uint64_t> warm_from_;
   std::vector<uint64_t> subcore_ready_;   // no warp of the sub-core can issue before
   std::vector<std::pair<uint64_t, uint32_t>> finishing_;  // (cycle, warp slot): done issuing, results in flight
   std::vector<uint32_t> finished_in_issue_;

@@ -96,6 +96,12 @@ KernelCharacterisation characterise(const BasicBlocks& blocks, const KernelProgr
       c.result_latency = ti.unit == kNoUnit ? (control ? spec.branch_latency : 1) : spec.units[ti.unit].latency;
     }
   }
+  out.cold_extra.reserve(blocks.blocks().size());
+  for (const BasicBlock& b : blocks.blocks()) {
+    int64_t extra = 0;
+    for (uint32_t i = b.begin; i < b.begin + b.size; ++i) extra += int64_t(out.insts[i].cold_delay) - out.insts[i].delay;
+    out.cold_extra.push_back(uint32_t(std::max<int64_t>(extra, 0)));
+  }
   return out;
 }
 

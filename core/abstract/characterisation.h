@@ -31,6 +31,8 @@ struct CharacterisedInstruction {
 
 struct KernelCharacterisation {
   std::vector<CharacterisedInstruction> insts;  // parallel to BasicBlocks::insts()
+  // Per basic block: how much longer its first visit takes (its instruction-cache misses).
+  std::vector<uint32_t> cold_extra;
   uint32_t startup_cold = 1;  // block accepted -> first issue, cold instruction cache
   uint32_t startup_warm = 1;
   uint64_t sm_cycles = 0;     // cycles the two passes took on the reference SM
