@@ -67,7 +67,7 @@ uint64_t insts(const SimulationReport& r) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   if (bench::wants_help(argc, argv, kUsage)) return 0;
   uint64_t size = 1'000'000;
   uint32_t threads = 1;
@@ -98,11 +98,13 @@ int main(int argc, char** argv) {
   }
   const fs::path shared = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
   const std::pair<const char*, const char*> samples[] = {{"vectoradd-sm80", "A100"},   {"bfs-rodinia-sm80", "A100"},
-                                                         {"matrixmul-sm61", "GTX1080"}, {"flashinfer-gemm-sm80", "A100"},
+                                                         {"matrixmul-sm61", "GTX1080"}, {"flashinfer-gemm-sm80/traces", "A100"},
                                                          {"lud-kernel8-sm70", "QV100"}, {"ffma-4096-16-h100", "H100"}};
   for (const auto& [trace, gpu] : samples) {
     if (!fs::exists(shared / trace)) continue;
-    cases.push_back({trace, scratch.path() / (std::string(trace) + ".lst"), gpu});
+    std::string name = trace;
+    name = name.substr(0, name.find('/'));
+    cases.push_back({name, scratch.path() / (name + ".lst"), gpu});
     convert_text_trace(shared / trace, cases.back().lst);
   }
 
@@ -157,4 +159,7 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "abstract_model: %s\n", e.what());
+  return 1;
 }
