@@ -38,7 +38,11 @@ struct RunOptions {
   // -gpgpu_perf_sim_memcpy); false (--no-memcpy-warm): every kernel starts
   // with the caches as the kernels before it left them, the first with cold caches.
   bool memcpy_warms_l2 = true;
-  // The SM model, by name (parallel/sm_models.h): "cycle".
+  // The timing model, by name (parallel/run_models.h): "cycle" (the cycle
+  // engine below) or "abstract" (core/abstract/: pre-characterised blocks,
+  // only the scheduling simulated).
+  std::string model = "cycle";
+  // The cycle model's SM model, by name (parallel/sm_models.h): "cycle".
   std::string sm_model = "cycle";
   // The memory below the SMs, by name (parallel/memory_models.h): "cycle"
   // (L1D/L2/DRAM) or "perfect" (--perfect-memory: fixed latency).

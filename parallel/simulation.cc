@@ -10,6 +10,7 @@
 #include "configs/spec/config_dir.h"
 #include "frontend/isa/isa_def.h"
 #include "parallel/gpu.h"
+#include "parallel/run_models.h"
 
 namespace lockstep {
 
@@ -44,10 +45,13 @@ std::vector<uint32_t> parse_kernel_list(const std::string& text) {
 }
 
 SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOptions& options) {
+  return find_run_model(options.model).run(trace, spec, options);
+}
+
+SimulationReport report_header(const GpuSpec& spec, const RunOptions& options) {
   if (options.engine.threads == 0) throw std::invalid_argument("--threads must be at least 1");
-  const auto start = std::chrono::steady_clock::now();
-  const TraceManifest& m = trace.manifest();
   SimulationReport report;
+  report.model = options.model;
   report.gpu = spec.name;
   report.sm_count = spec.sms;
   report.max_warps_per_sm = spec.sm.max_warps;
@@ -60,7 +64,12 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOpti
   report.dram_channels = spec.memory.dram.channels;
   report.schedule = schedule_name(options.engine.schedule);
   report.partition = partition_name(options.engine.partition);
+  report.max_cycles = options.max_cycles;
+  report.memcpy_warms_l2 = options.memcpy_warms_l2;
+  return report;
+}
 
+std::vector<uint32_t> selected_kernels(const TraceManifest& m, const RunOptions& options) {
   std::vector<uint32_t> selected;
   for (const TraceCommand& c : m.commands) {
     if (c.kind != TraceCommand::Kind::kKernel) continue;
@@ -70,20 +79,23 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOpti
   }
   if (!options.kernel_ids.empty() && selected.size() != options.kernel_ids.size())
     throw std::invalid_argument("--kernels names kernel ids the trace does not have");
+  return selected;
+}
 
-  // Resolve every selected kernel's program against its architecture's ISA def.
-  std::map<uint32_t, IsaDef> isa_by_version;
+std::vector<std::unique_ptr<KernelProgram>> kernel_programs(const TraceManifest& m, const std::vector<uint32_t>& selected,
+                                                            const GpuSpec& spec) {
+  // The programs keep their ISA def (one per architecture) alive.
+  std::map<uint32_t, std::shared_ptr<const IsaDef>> isa_by_version;
   std::vector<std::unique_ptr<KernelProgram>> programs;
-  std::vector<KernelJob> jobs;
   for (uint32_t k : selected) {
     const KernelInfo& info = m.kernels[k];
     auto it = isa_by_version.find(info.binary_version);
     if (it == isa_by_version.end()) {
-      IsaDef def = IsaDef::for_binary_version(info.binary_version, default_config_dir());
-      for (const std::string& extra : spec.isa_extra) def.add_extra(extra);
+      auto def = std::make_shared<IsaDef>(IsaDef::for_binary_version(info.binary_version, default_config_dir()));
+      for (const std::string& extra : spec.isa_extra) def->add_extra(extra);
       it = isa_by_version.emplace(info.binary_version, std::move(def)).first;
     }
-    const IsaDef* isa = &it->second;
+    std::shared_ptr<const IsaDef> isa = it->second;
     programs.push_back(std::make_unique<KernelProgram>(
         spec.sm,
         [isa](const std::string& opcode, const std::string& where) {
@@ -91,8 +103,19 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOpti
           return std::make_pair(e.unit, e.kind);
         },
         "kernel " + std::to_string(info.kernel_id) + " (" + info.source_file + ")"));
-    jobs.push_back(KernelJob{k, programs.back().get(), {}});
   }
+  return programs;
+}
+
+SimulationReport run_cycle(TraceSource& trace, const GpuSpec& spec, const RunOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const TraceManifest& m = trace.manifest();
+  SimulationReport report = report_header(spec, options);
+  const std::vector<uint32_t> selected = selected_kernels(m, options);
+  // Resolve every selected kernel's program against its architecture's ISA def.
+  std::vector<std::unique_ptr<KernelProgram>> programs = kernel_programs(m, selected, spec);
+  std::vector<KernelJob> jobs;
+  for (size_t i = 0; i < selected.size(); ++i) jobs.push_back(KernelJob{selected[i], programs[i].get(), {}});
   // Each copy runs through the copy engine when the next simulated kernel launches.
   std::vector<MemcpyHtoD> copies;
   size_t next_job = 0;
@@ -108,8 +131,6 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOpti
   }
 
   Gpu gpu(spec, options.sm_model, options.memory_model);
-  report.max_cycles = options.max_cycles;
-  report.memcpy_warms_l2 = options.memcpy_warms_l2;
   // The results into the report; selected kernels without one are listed
   // with `not_started`, those cut by an error with "cut by the error".
   auto add_results = [&](std::vector<KernelResult>& results, const std::vector<uint32_t>& cut,

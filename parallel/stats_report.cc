@@ -9,6 +9,27 @@
 namespace lockstep {
 namespace {
 
+// Whether a report made by `model` carries the counter `name`: a model
+// reports only what it measures (the abstract model: cycles, instructions,
+// issues per unit class, occupancy; no memory, stall or cache counters).
+bool measures(const std::string& model, const std::string& name) {
+  if (model != "abstract") return true;
+  static constexpr const char* kAbstract[] = {
+      "gpc__cycles_elapsed.max", "launch__kernels", "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
+      "sm__ctas_launched.sum", "sm__cycles_active.sum", "sm__warps_active.sum", "smsp__inst_executed_op_memory.sum",
+      "ipc", "sm__warps_active.avg.pct_of_peak_sustained_active", "sm__maximum_warps_per_active_cycle_pct",
+      "launch__shared_mem_config_size", "lockstep__blocks_per_sm_limit", "lockstep__gpu_cycles", "lockstep__memcpys",
+      "lockstep__memcpy_bytes"};
+  if (name.rfind("lockstep__issued.", 0) == 0) return true;
+  return std::find(std::begin(kAbstract), std::end(kAbstract), name) != std::end(kAbstract);
+}
+
+std::vector<StatValue> only_measured(const SimulationReport& r, std::vector<StatValue> stats) {
+  stats.erase(std::remove_if(stats.begin(), stats.end(), [&](const StatValue& v) { return !measures(r.model, v.name); }),
+              stats.end());
+  return stats;
+}
+
 std::vector<StatValue> derive(const SimulationReport& r, const SmStats& s, const MemoryStats& m, uint64_t cycles,
                               double theoretical_occupancy, uint64_t kernels) {
   std::vector<StatValue> out;
@@ -71,7 +92,9 @@ std::vector<UnitStats> unit_stats(const SimulationReport& r, const std::vector<S
   for (uint32_t id = 0; id < sms.size(); ++id) {
     UnitStats& u = out.emplace_back();
     u.name = "cluster" + std::to_string(id / per_cluster) + ".sm" + std::to_string(id);
-    sms[id].for_each(r.unit_names, [&](const std::string& n, uint64_t v) { u.counters.push_back({n, true, v, 0}); });
+    sms[id].for_each(r.unit_names, [&](const std::string& n, uint64_t v) {
+      if (measures(r.model, n)) u.counters.push_back({n, true, v, 0});
+    });
   }
   memory.for_each([&](const std::string& instance, const std::string& n, uint64_t v) {
     if (out.empty() || out.back().name != instance) out.push_back({instance, {}});
@@ -158,7 +181,7 @@ std::vector<StatValue> kernel_stats(const SimulationReport& r, const KernelRepor
   std::vector<StatValue> out = derive(r, k.stats, k.memory, k.cycles, k.occupancy.occupancy(), 1);
   out.push_back({"launch__shared_mem_config_size", true, uint64_t(k.occupancy.carveout_kb) * 1024, 0});
   out.push_back({"lockstep__blocks_per_sm_limit", true, k.occupancy.blocks_per_sm, 0});
-  return out;
+  return only_measured(r, std::move(out));
 }
 
 std::vector<StatValue> total_stats(const SimulationReport& r) {
@@ -175,12 +198,19 @@ std::vector<StatValue> total_stats(const SimulationReport& r) {
   out.push_back({"lockstep__gpu_cycles", true, r.gpu_cycles, 0});
   out.push_back({"lockstep__memcpys", true, r.memcpys, 0});
   out.push_back({"lockstep__memcpy_bytes", true, r.memcpy_bytes, 0});
-  return out;
+  return only_measured(r, std::move(out));
 }
 
 std::string stats_json(const SimulationReport& r, const RunProvenance& provenance) {
   std::string out = "{";
   json_producer(out, provenance);
+  // A fast model names itself at the top level (the cycle model's files keep
+  // the layout of the saved reference statistics; "producer" names it).
+  if (r.model != "cycle") {
+    out += "\"model\": ";
+    json_string(out, r.model);
+    out += ", ";
+  }
   out += "\"gpu\": ";
   json_string(out, r.gpu);
   // A run an error stopped: what it had done before, marked incomplete.
@@ -234,7 +264,7 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
                 ",\n \"run\": {\"wall_seconds\": %.6f, \"warp_insts_per_second\": %.1f, \"cycles_per_second\": %.1f, "
                 "\"threads\": %u, \"schedule\": \"%s\", \"partition\": \"%s\", \"parallel_cycles\": %llu, "
                 "\"serial_cycles\": %llu, \"skipped_cycles\": %llu, \"memory_threads\": %u, \"rebalances\": %llu, "
-                "\"helped_pieces\": %llu, \"handshake_wait_share\": %.4f, \"truncated\": %s}}\n",
+                "\"helped_pieces\": %llu, \"handshake_wait_share\": %.4f, \"truncated\": %s",
                 r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0,
                 r.wall_seconds > 0 ? double(cycles) / r.wall_seconds : 0.0, r.threads, r.schedule.c_str(),
                 r.partition.c_str(), (unsigned long long)r.engine.parallel_cycles,
@@ -243,6 +273,11 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
                 (unsigned long long)r.engine.helped_pieces, handshake_wait_share(r),
                 r.truncated ? "true" : "false");
   out += run;
+  if (r.model == "abstract") {
+    std::snprintf(run, sizeof run, ", \"precharacterisation_seconds\": %.6f", r.precharacterisation_seconds);
+    out += run;
+  }
+  out += "}}\n";
   return out;
 }
 
@@ -303,7 +338,11 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
   std::fprintf(out, "  total: %zu kernels, %" PRIu64 " cycles, %" PRIu64 " warp instructions, IPC %.2f\n", r.kernels.size(),
                cycles, insts, cycles ? double(insts) / double(cycles) : 0.0);
   print_stop(out, r);
-  if (!r.perfect_memory) {
+  if (r.model == "abstract") {
+    std::fprintf(out, "  model: abstract (pre-characterised basic blocks; memory: %s); pre-characterisation %.3f s\n",
+                 r.perfect_memory ? "perfect (sm.perfect_memory_latency)" : "fixed per-level latencies, first-touch hit levels",
+                 r.precharacterisation_seconds);
+  } else if (!r.perfect_memory) {
     double l1 = 0, l2 = 0, dram = 0, dram_bytes = 0;
     uint64_t l1_sectors = 0, l2_sectors = 0;
     for (const StatValue& v : total_stats(r)) {

@@ -11,6 +11,7 @@
 #include "frontend/convert/open_trace.h"
 #include "frontend/io/output_file.h"
 #include "configs/spec/gpu_config.h"
+#include "parallel/run_models.h"
 #include "parallel/simulation.h"
 #include "parallel/stats_csv.h"
 #include "parallel/stats_report.h"
@@ -57,6 +58,9 @@ int cmd_run(const Args& args) {
       "with --stats-json: each kernel and the total also per unit, a \"units\" object: every SM as "
       "cluster<C>.sm<ID> (C = ID / gpu.sms_per_cluster), then icnt.request, icnt.reply, l2.slice<ID>, "
       "dram.channel<ID>, each with its raw counters (an error without --stats-json)")(
+      "model", po::value(&options.model)->default_value("cycle"),
+      "timing model: cycle (every stage, cycle by cycle) or abstract (basic blocks pre-characterised on the "
+      "cycle model's SM, only the warp scheduling simulated; fixed per-level memory latencies)")(
       "perfect-memory", po::bool_switch(&perfect), "no L1D/L2/DRAM: every global/local access takes sm.perfect_memory_latency")(
       "threads", whole_number("threads", &options.engine.threads, 1, kMaxThreads),
       "simulation threads, the memory-side thread included (up to 1024, also more than the cores)")(
@@ -83,6 +87,7 @@ int cmd_run(const Args& args) {
       "quiet,q", po::bool_switch(&quiet), "no summary or progress");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
+  find_run_model(options.model);  // an unknown name is reported before the trace is read
   if (schedule.empty()) schedule = options.engine.threads > 1 ? "para1" : "seq";
   options.engine.schedule = parse_schedule(schedule);
   options.engine.partition = parse_partition(partition);
@@ -142,6 +147,7 @@ int cmd_run(const Args& args) {
   for (const std::string& f : config_files) provenance.gpu_config += (provenance.gpu_config.empty() ? "" : " + ") + f;
   provenance.sets = sets;
   provenance.command_line = shell_command_line("lockstep run", args);
+  provenance.model = options.model;
   // What was done is reported also when a later kernel fails: the summary
   // and the JSON, marked incomplete, if some kernel finished (the CSV, which
   // cannot say so, only for a whole run); the error itself then ends the

@@ -69,5 +69,42 @@ TEST(Determinism, TheComparisonDetectsAChangedModel) {
             run_json(path, "A100", std::nullopt, {}, true));
 }
 
+// The abstract model simulates the SMs of a kernel on any of oneTBB's
+// threads: 1, 2 and 7 threads give identical statistics, with perfect memory
+// and with the per-level latencies, on every real trace and generated workload.
+std::string abstract_json(const std::filesystem::path& trace, const std::string& gpu, uint32_t threads, bool perfect) {
+  auto src = open_trace(trace, nullptr);
+  const GpuSpec spec = load_gpu_spec(gpu, {});
+  RunOptions o;
+  o.model = "abstract";
+  o.memory_model = perfect ? "perfect" : "cycle";
+  o.engine.threads = threads;
+  return deterministic_json(simulate(*src, spec, o));
+}
+
+TEST(Determinism, AbstractModelGivesIdenticalStatsOnAnyThreadCount) {
+  test::ScratchDir dir("det-abstract");
+  std::vector<std::pair<std::filesystem::path, std::string>> traces;
+  for (const test::RealTrace& c : test::kRealTraces) traces.emplace_back(test::shared_traces() / c.trace, c.gpu);
+  for (const std::string& w : workload_names()) {
+    GenOptions g;
+    g.workload = w;
+    g.size = 60'000;
+    g.sms = 80;
+    generate_trace(g, dir / w);
+    traces.emplace_back(dir / w, "QV100");
+  }
+  for (const auto& [trace, gpu] : traces) {
+    SCOPED_TRACE(trace.string());
+    for (bool perfect : {true, false}) {
+      const std::string one = abstract_json(trace, gpu, 1, perfect);
+      EXPECT_NE(one.find("\"model\": \"abstract\""), std::string::npos);
+      EXPECT_NE(one.find("smsp__inst_executed.sum"), std::string::npos);
+      EXPECT_EQ(abstract_json(trace, gpu, 2, perfect), one) << "2 threads";
+      EXPECT_EQ(abstract_json(trace, gpu, 7, perfect), one) << "7 threads";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lockstep

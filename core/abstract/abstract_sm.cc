@@ -1,0 +1,324 @@
+#include "core/abstract/abstract_sm.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace lockstep {
+
+AbstractSm::AbstractSm(const AbstractKernel& kernel)
+    : k_(kernel),
+      spec_(*kernel.sm),
+      slots_(spec_),
+      warps_(spec_.max_warps),
+      view_(spec_.max_warps),
+      units_(spec_),
+      collectors_(spec_),
+      warm_from_(kernel.blocks->blocks().size(), UINT64_MAX),
+      subcore_ready_(spec_.subcores, UINT64_MAX),
+      block_of_slot_(spec_.max_blocks, 0) {
+  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) schedulers_.push_back(make_warp_scheduler(spec_, sc));
+  two_level_ = spec_.scheduler == WarpSchedulerPolicy::kTwoLevel;
+  finishing_.reserve(spec_.max_warps);
+  finished_in_issue_.reserve(spec_.max_warps);
+  stats_.unit_issues.assign(spec_.units.size(), 0);
+}
+
+bool AbstractSm::enter_next_block(Warp& w, uint64_t now) {
+  if (w.path == w.path_end) return false;
+  const uint32_t b = work_->path[w.path++];
+  const BasicBlock& bb = k_.blocks->blocks()[b];
+  w.inst = bb.begin;
+  w.inst_end = bb.begin + bb.size;
+  uint64_t& warm_from = warm_from_[b];
+  if (warm_from == UINT64_MAX) {
+    warm_from = now + k_.timing->cold_extra[b];
+    w.cold = true;
+  } else {
+    w.cold = now < warm_from;
+  }
+  return true;
+}
+
+void AbstractSm::wake(uint32_t slot) {
+  uint64_t& ready = subcore_ready_[slot % spec_.subcores];
+  ready = std::min(ready, warps_[slot].ready_at);
+}
+
+void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t now) {
+  const EncodedBlock& eb = work.blocks[index];
+  slots_.take_spent_blocks(spare_);
+  std::unique_ptr<BlockTrace> placeholder;
+  if (!spare_.empty()) {
+    placeholder = std::move(spare_.back());
+    spare_.pop_back();
+  } else {
+    placeholder = std::make_unique<BlockTrace>();
+  }
+  placeholder->warps.resize(eb.warp_end - eb.warp_begin);
+  const uint32_t block = slots_.accept(k_.launch, std::move(placeholder));
+  block_of_slot_[block] = index;
+  ++stats_.blocks_launched;
+  const std::span<const uint32_t> slots = slots_.warp_slots(block);
+  uint32_t empty = 0;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const uint32_t slot = slots[i];
+    const EncodedWarp& ew = work.warps[eb.warp_begin + i];
+    Warp& w = warps_[slot];
+    w = Warp();
+    w.block = block;
+    w.path = ew.path_begin;
+    w.path_end = ew.path_end;
+    w.memory = ew.memory_begin;
+    stats_.thread_insts += ew.thread_insts;
+    view_[slot] = WarpState();
+    view_[slot].age = launch_seq_++;
+    base_of(schedulers_[slot % spec_.subcores]).add_warp(slot);
+    if (enter_next_block(w, now)) {
+      w.issuing = true;
+      w.ready_at = now + (w.cold ? k_.timing->startup_cold : k_.timing->startup_warm);
+      wake(slot);
+    } else {
+      ++empty;
+    }
+  }
+  // Warps with an empty trace finish at once.
+  for (uint32_t i = 0; empty > 0 && i < eb.warp_end - eb.warp_begin; ++i) {
+    const uint32_t slot = slots_.warp_slots(block)[i];
+    if (!warps_[slot].issuing) {
+      --empty;
+      finish_warp(slot, now);
+    }
+  }
+}
+
+void AbstractSm::finish_warp(uint32_t slot, uint64_t now) {
+  Warp& w = warps_[slot];
+  if (in_issue_) finished_in_issue_.push_back(slot);
+  else base_of(schedulers_[slot % spec_.subcores]).remove_warp(slot);
+  slots_.finish_warp(w.block, slot);
+  if (slots_.take_retired_blocks() > 0) {
+    last_retire_ = std::max(last_retire_, now);
+    retired_any_ = true;
+    dispatch_at_ = std::max(dispatch_at_, now + 1);
+  }
+}
+
+void AbstractSm::release_barriers(uint64_t now) {
+  slots_.release_barriers([&](uint32_t slot) {
+    Warp& w = warps_[slot];
+    if (!w.at_barrier) return;
+    w.at_barrier = false;
+    w.ready_at = std::max(w.ready_at, now + w.barrier_delay);
+    wake(slot);
+  });
+}
+
+uint64_t AbstractSm::results_ready(Warp& w, const CharacterisedInstruction& ci, uint64_t now) {
+  const TimedInstruction& reader = (*k_.program)[ci.static_id];
+  uint64_t ready = 0;
+  for (uint32_t i = 0; i < w.pending;) {
+    const PendingResult& p = w.results[i];
+    if (p.done <= now) {
+      w.results[i] = w.results[--w.pending];
+      continue;
+    }
+    const TimedInstruction& writer = (*k_.program)[p.static_id];
+    bool reads = false;
+    for (uint32_t d = 0; d < writer.num_dsts && !reads; ++d) {
+      for (uint32_t s = 0; s < reader.num_srcs; ++s) reads |= reader.srcs[s] == writer.dsts[d];
+      for (uint32_t s = 0; s < reader.num_dsts; ++s) reads |= reader.dsts[s] == writer.dsts[d];
+    }
+    if (reads) ready = std::max(ready, p.done);
+    ++i;
+  }
+  return ready;
+}
+
+uint64_t AbstractSm::bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, uint64_t now) const {
+  free = std::max(free, now * 256) + uint64_t(sectors) * cost;
+  return (free + 255) / 256;
+}
+
+bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used) {
+  const CharacterisedInstruction& ci = k_.timing->insts[w.inst];
+  // A result from memory that comes later than in the characterisation holds its first reader back.
+  if (ci.reads_memory_result && w.pending > 0) {
+    const uint64_t ready = results_ready(w, ci, now);
+    if (ready > now) {
+      w.ready_at = ready;
+      return false;
+    }
+  }
+  if (ci.kind == InstKind::kMemBarrier && w.memory_done > now) {
+    w.ready_at = w.memory_done;
+    return false;
+  }
+  if (ci.kind == InstKind::kDepBar) {
+    const TimedInstruction& ti = (*k_.program)[ci.static_id];
+    const uint32_t allowed = ti.immediate > 0 ? uint32_t(ti.immediate) : 0;
+    uint64_t ready = 0;
+    for (uint32_t back = allowed + 1; back <= std::min(w.groups_closed, kCopyGroups); ++back)
+      ready = std::max(ready, w.group_done[(w.groups_closed - back) % kCopyGroups]);
+    if (ready > now) {
+      w.ready_at = ready;
+      return false;
+    }
+  }
+  uint32_t bank_extra = 0;
+  if (ci.memory) {
+    if (units_used & 1u) return false;
+    if (ldst_cycle_ != now) {
+      ldst_cycle_ = now;
+      ldst_issued_ = 0;
+    }
+    if (ldst_free_ > now || ldst_issued_ >= spec_.ldst_issue_per_cycle) return false;
+    units_used |= 1u;
+  } else if (ci.unit != kNoUnit) {
+    if (units_used & (2u << ci.unit) || !collectors_.available(sc, now)) return false;
+    const size_t pipe = units_.free_pipeline(sc, ci.unit, now);
+    if (pipe == ExecutionUnits::kNone) return false;
+    units_.occupy(sc, pipe, ci.unit, now);
+    bank_extra = collectors_.collect(sc, now, (*k_.program)[ci.static_id]);
+    units_used |= 2u << ci.unit;
+    ++stats_.unit_issues[ci.unit];
+  }
+
+  // Issue.
+  const uint16_t delay = w.cold ? ci.cold_delay : ci.delay;
+  ++stats_.warp_insts;
+  base_of(schedulers_[sc]).issued(slot);
+  uint64_t result = 0;
+  if (ci.memory) {
+    const MemoryCost& mc = work_->memory[w.memory++];
+    ++stats_.mem_insts;
+    ++ldst_issued_;
+    ldst_free_ = now + mc.busy;
+    uint64_t done = now + mc.latency;
+    if (mc.l2_sectors && k_.latencies.l2_sector_cost)
+      done = std::max(done, bandwidth(l2_free_, mc.l2_sectors, k_.latencies.l2_sector_cost, now) + k_.latencies.l1_hit);
+    if (mc.dram_sectors && k_.latencies.dram_sector_cost)
+      done = std::max(done, bandwidth(dram_free_, mc.dram_sectors, k_.latencies.dram_sector_cost, now) + k_.latencies.l2_hit);
+    w.memory_done = std::max(w.memory_done, done);
+    view_[slot].outstanding_memory = 1;
+    if ((*k_.program)[ci.static_id].space == MemSpace::kGlobalToShared) {
+      uint64_t& group = w.group_done[w.groups_closed % kCopyGroups];
+      group = std::max(group, done);
+    }
+    if (ci.num_dsts > 0) {
+      result = done;
+      if (done > now + ci.result_latency) {
+        if (w.pending == kPendingResults) {
+          // No room to track it: the warp waits for the oldest.
+          w.ready_at = std::max(w.ready_at, w.results[0].done);
+          w.results[0] = w.results[--w.pending];
+        }
+        w.results[w.pending++] = PendingResult{ci.static_id, done};
+      }
+    }
+  } else if (ci.num_dsts > 0) {
+    result = now + ci.result_latency + bank_extra;
+  }
+  w.last_result = std::max(w.last_result, result);
+  w.ready_at = std::max(w.ready_at, now + delay);
+  if (ci.kind == InstKind::kBarrier) {
+    // After the barrier opens the warp waits the warm delay: its instruction
+    // fetch went on while it waited.
+    w.at_barrier = true;
+    w.barrier_delay = ci.delay;
+    slots_.arrive_at_barrier(w.block);
+  } else if (ci.kind == InstKind::kLdgDepBar) {
+    ++w.groups_closed;
+    w.group_done[w.groups_closed % kCopyGroups] = 0;
+  }
+  if (++w.inst == w.inst_end && !enter_next_block(w, now)) {
+    w.issuing = false;
+    const uint64_t end = std::max(now, std::max(w.last_result, w.memory_done));
+    if (end <= now) finish_warp(slot, now);
+    else finishing_.emplace_back(end, slot);
+  }
+  return true;
+}
+
+void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
+  if (subcore_ready_[sc] > now) return;
+  AnyWarpScheduler& scheduler = schedulers_[sc];
+  if (two_level_)
+    for (uint32_t slot : base_of(scheduler).resident()) view_[slot].outstanding_memory = warps_[slot].memory_done > now;
+  const IssueOrder order = std::visit([&](auto& policy) { return policy.order(view_); }, scheduler);
+  uint32_t issued = 0, units_used = 0;
+  uint64_t next = UINT64_MAX;
+  in_issue_ = true;
+  for (size_t i = 0, n = order.head.size() + order.tail.size(); i < n; ++i) {
+    if (issued >= spec_.issue_width) {
+      next = now + 1;
+      break;
+    }
+    const uint32_t slot = i < order.head.size() ? order.head[i] : order.tail[i - order.head.size()];
+    Warp& w = warps_[slot];
+    if (!w.issuing || w.at_barrier) continue;
+    if (w.ready_at > now) {
+      next = std::min(next, w.ready_at);
+      continue;
+    }
+    if (try_issue(w, slot, sc, now, units_used)) {
+      ++issued;
+      next = now + 1;
+    } else {
+      next = std::min(next, std::max(w.ready_at, now + 1));
+    }
+  }
+  in_issue_ = false;
+  for (uint32_t slot : finished_in_issue_) base_of(scheduler).remove_warp(slot);
+  finished_in_issue_.clear();
+  subcore_ready_[sc] = next;
+}
+
+AbstractSmResult AbstractSm::run(const SmWorkload& work) {
+  work_ = &work;
+  const uint32_t blocks = uint32_t(work.blocks.size());
+  uint32_t next_block = 0;
+  uint64_t now = 0;
+  for (;;) {
+    // Warps whose last results are written back this cycle finish.
+    for (size_t i = 0; i < finishing_.size();) {
+      if (finishing_[i].first > now) {
+        ++i;
+        continue;
+      }
+      const uint32_t slot = finishing_[i].second;
+      finishing_[i] = finishing_.back();
+      finishing_.pop_back();
+      finish_warp(slot, now);
+    }
+    release_barriers(now);
+    // One block a cycle while the occupancy limits allow.
+    if (next_block < blocks && dispatch_at_ <= now && slots_.can_accept(slots_.residency(), k_.launch, spec_)) {
+      accept_block(work, next_block++, now);
+      dispatch_at_ = now + 1;
+    }
+    if (slots_.resident_blocks() == 0 && next_block == blocks) break;
+    const uint32_t first = uint32_t(now % spec_.subcores);
+    for (uint32_t i = 0; i < spec_.subcores; ++i) issue_subcore((first + i) % spec_.subcores, now);
+    release_barriers(now);
+    // The next cycle in which anything can happen.
+    uint64_t next = UINT64_MAX;
+    for (uint64_t t : subcore_ready_) next = std::min(next, t);
+    for (const auto& f : finishing_) next = std::min(next, f.first);
+    if (next_block < blocks && slots_.can_accept(slots_.residency(), k_.launch, spec_))
+      next = std::min(next, std::max(dispatch_at_, now + 1));
+    next = std::max(next, now + 1);
+    if (next == UINT64_MAX) throw std::runtime_error("abstract model: no warp of the SM can ever issue again (a barrier never opens)");
+    if (slots_.resident_blocks() > 0) {
+      stats_.cycles_active += next - now;
+      stats_.warps_active_sum += (next - now) * slots_.resident_warps();
+    }
+    now = next;
+  }
+  AbstractSmResult r;
+  r.cycles = retired_any_ ? last_retire_ + 1 : 0;
+  r.stats = std::move(stats_);
+  return r;
+}
+
+}  // namespace lockstep

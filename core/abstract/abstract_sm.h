@@ -1,0 +1,116 @@
+#pragma once
+// The abstract timing model of one SM for one kernel (GATSim §II-C, Alg. 1,
+// with the extensions of §II-D/E): an occupancy vector over the resident
+// warps (the cycle each can issue again), the configured warp scheduler of
+// each sub-core (core/sm/warp_scheduler_registry.h) with its issue width,
+// blocks accepted under the kernel's occupancy limits (core/block_slots.h),
+// block barriers, and contention for the execution pipelines
+// (core/sm/execution_units.h, the operand collectors) and the shared LD/ST
+// unit. An issued instruction makes its warp wait its pre-characterised
+// delay (core/abstract/characterisation.h); a memory instruction whose data
+// comes later than in the characterisation holds back the first instruction
+// that reads its result; an SM's share of L2 and DRAM bandwidth is a queue.
+// Time jumps over cycles in which no sub-core can issue. Independent of
+// every other SM: SMs of a kernel run on any thread in any order.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/abstract/basic_blocks.h"
+#include "core/abstract/characterisation.h"
+#include "core/abstract/memory_levels.h"
+#include "core/abstract/sm_workload.h"
+#include "core/block_slots.h"
+#include "core/sm/execution_units.h"
+#include "core/sm/operand_collector.h"
+#include "core/sm/warp_scheduler_registry.h"
+#include "core/sm/warp_state.h"
+#include "core/sm_stats.h"
+
+namespace lockstep {
+
+// What every SM of a kernel shares (read only).
+struct AbstractKernel {
+  const SmSpec* sm = nullptr;
+  const KernelProgram* program = nullptr;
+  const BasicBlocks* blocks = nullptr;
+  const KernelCharacterisation* timing = nullptr;
+  KernelLaunch launch;
+  MemoryLatencies latencies;
+};
+
+struct AbstractSmResult {
+  uint64_t cycles = 0;  // from the kernel's start to the retirement of the SM's last block, plus one
+  SmStats stats;
+};
+
+class AbstractSm {
+ public:
+  AbstractSm(const AbstractKernel& kernel);
+  AbstractSmResult run(const SmWorkload& work);
+
+ private:
+  struct PendingResult {
+    uint32_t static_id = 0;
+    uint64_t done = 0;
+  };
+  static constexpr uint32_t kPendingResults = 8;
+  struct Warp {
+    uint64_t ready_at = 0;         // occupancy: the first cycle it may issue again
+    uint64_t last_result = 0;      // the cycle its last result is written back
+    uint64_t memory_done = 0;      // the cycle its last memory access completes
+    uint32_t path = 0, path_end = 0;
+    uint32_t inst = 0, inst_end = 0;  // into the characterisation
+    uint32_t memory = 0;
+    uint32_t block = 0;               // block slot
+    uint16_t barrier_delay = 1;
+    bool cold = false;
+    bool at_barrier = false;
+    bool issuing = false;             // instructions left to issue
+    uint32_t pending = 0;
+    // LDGSTS groups (DEPBAR): closed so far, and when each of the last kCopyGroups completes.
+    uint32_t groups_closed = 0;
+    std::array<uint64_t, kCopyGroups> group_done{};
+    std::array<PendingResult, kPendingResults> results;
+  };
+
+  void accept_block(const SmWorkload& work, uint32_t index, uint64_t now);
+  bool enter_next_block(Warp& w, uint64_t now);
+  void issue_subcore(uint32_t sc, uint64_t now);
+  bool try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used);
+  uint64_t bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, uint64_t now) const;
+  uint64_t results_ready(Warp& w, const CharacterisedInstruction& ci, uint64_t now);
+  void finish_warp(uint32_t slot, uint64_t now);
+  void release_barriers(uint64_t now);
+  void wake(uint32_t slot);
+
+  const AbstractKernel& k_;
+  const SmWorkload* work_ = nullptr;
+  const SmSpec& spec_;
+  BlockSlots slots_;
+  std::vector<std::unique_ptr<BlockTrace>> spare_;  // block placeholders for the slots (warp counts)
+  std::vector<Warp> warps_;
+  std::vector<WarpState> view_;  // what the schedulers read: age, memory in flight
+  std::vector<AnyWarpScheduler> schedulers_;
+  bool two_level_ = false;
+  ExecutionUnits units_;
+  OperandCollector collectors_;
+  uint64_t ldst_free_ = 0, ldst_cycle_ = UINT64_MAX;
+  uint32_t ldst_issued_ = 0;
+  uint64_t l2_free_ = 0, dram_free_ = 0;  // in 1/256 cycles
+  // Per basic block: from when the SM's instruction cache holds it (UINT64_MAX:
+  // not fetched yet). A warp that enters it earlier meets the same misses.
+  std::vector<uint64_t> warm_from_;
+  std::vector<uint64_t> subcore_ready_;   // no warp of the sub-core can issue before
+  std::vector<std::pair<uint64_t, uint32_t>> finishing_;  // (cycle, warp slot): done issuing, results in flight
+  std::vector<uint32_t> finished_in_issue_;
+  std::vector<uint32_t> block_of_slot_;   // block slot -> index into SmWorkload::blocks
+  uint64_t launch_seq_ = 0, last_retire_ = 0;
+  uint64_t dispatch_at_ = 0;
+  bool retired_any_ = false;
+  bool in_issue_ = false;
+  SmStats stats_;
+};
+
+}  // namespace lockstep

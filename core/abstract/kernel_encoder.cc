@@ -1,0 +1,127 @@
+#include "core/abstract/kernel_encoder.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+#include "core/shared_memory_banks.h"
+#include "core/sm_memory_access.h"
+
+namespace lockstep {
+
+KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatencies& latencies, FirstTouchLevels* levels)
+    : sm_(sm), sms_(std::max(sms, 1u)), latencies_(latencies), levels_(levels) {
+  sectors_.reserve(128);
+}
+
+uint32_t KernelEncoder::wavefronts(uint32_t s, const TimedInstruction& ti, uint32_t mask, std::span<const uint64_t> lanes) {
+  if (lanes.empty() || lanes.size() > 32) return shared_memory_wavefronts(lanes, ti.access_bytes, sm_.shared_banks, sm_.shared_bank_bytes);
+  if (shared_patterns_.size() <= s) shared_patterns_.resize(size_t(s) + 1);
+  SharedPattern& p = shared_patterns_[s];
+  const uint64_t row = uint64_t(std::max(sm_.shared_banks, 1u)) * std::max(sm_.shared_bank_bytes, 1u);
+  const uint64_t first_in_row = lanes[0] % row;
+  bool same = p.valid && p.mask == mask && p.first_in_row == first_in_row;
+  for (size_t i = 1; same && i < lanes.size(); ++i) same = p.offsets[i] == lanes[i] - lanes[0];
+  if (same) return p.wavefronts;
+  p.valid = true;
+  p.mask = mask;
+  p.first_in_row = first_in_row;
+  for (size_t i = 1; i < lanes.size(); ++i) p.offsets[i] = lanes[i] - lanes[0];
+  p.wavefronts = shared_memory_wavefronts(lanes, ti.access_bytes, sm_.shared_banks, sm_.shared_bank_bytes);
+  return p.wavefronts;
+}
+
+MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm) {
+  MemoryCost c;
+  c.latency = sm_.perfect_memory_latency;
+  const std::span<const uint64_t> lanes =
+      ti.has_addresses ? std::span<const uint64_t>(w.addrs.data() + wi.addr_begin, size_t(std::popcount(wi.active_mask)))
+                       : std::span<const uint64_t>();
+  if (ti.space == MemSpace::kShared) {
+    const uint32_t waves = std::max(1u, wavefronts(wi.static_id, ti, wi.active_mask, lanes));
+    c.busy = uint16_t(std::min<uint32_t>(waves, UINT16_MAX));
+    c.latency = sm_.shared_latency + waves - 1;
+    return c;
+  }
+  if (ti.space == MemSpace::kConst || !levels_) return c;
+  sectors_.clear();
+  coalesce(lanes, wi.active_mask, ti.access_bytes, sm_.coalesce_threads, sectors_);
+  if (sectors_.empty()) return c;
+  // Per 128 B line: its level; the instruction waits for the slowest.
+  std::sort(sectors_.begin(), sectors_.end(), [](const SectorAccess& a, const SectorAccess& b) { return a.sector < b.sector; });
+  const bool store_or_atomic = access_op(ti.op) != SmAccessOp::kLoad;
+  uint32_t lines = 0, latency = 0, l2 = 0, dram = 0;
+  for (size_t i = 0; i < sectors_.size();) {
+    const uint64_t line = sectors_[i].sector / 4;
+    size_t j = i;
+    while (j < sectors_.size() && sectors_[j].sector / 4 == line) ++j;
+    const HitLevel level = levels_->level(sm, line, store_or_atomic);
+    latency = std::max(latency, latencies_.of(level));
+    if (level != HitLevel::kL1) l2 += uint32_t(j - i);
+    if (level == HitLevel::kDram) dram += uint32_t(j - i);
+    ++lines;
+    i = j;
+  }
+  c.busy = uint16_t(std::min<uint32_t>(lines, UINT16_MAX));
+  c.latency = latency;
+  c.l2_sectors = uint16_t(std::min<uint32_t>(l2, UINT16_MAX));
+  c.dram_sectors = uint16_t(std::min<uint32_t>(dram, UINT16_MAX));
+  return c;
+}
+
+KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, KernelProgram& program) {
+  KernelWorkload out;
+  out.sms.resize(sms_);
+  if (levels_) levels_->start_kernel();
+  shared_patterns_.clear();
+  // Pass over the trace: each warp's fall-through runs (first static, length) and memory costs.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> runs(sms_);
+  BasicBlocks::Builder builder;
+  const StaticTable& table = trace.static_table(kernel);
+  std::unique_ptr<BlockCursor> cursor = trace.open_blocks(kernel);
+  BlockTrace block;
+  while (cursor->next(block)) {
+    program.extend(table);
+    out.fall.grow(table);
+    const uint32_t sm = uint32_t(out.blocks_read++ % sms_);
+    SmWorkload& work = out.sms[sm];
+    EncodedBlock& eb = work.blocks.emplace_back();
+    eb.warp_begin = uint32_t(work.warps.size());
+    for (const WarpTrace& w : block.warps) {
+      EncodedWarp& ew = work.warps.emplace_back();
+      ew.path_begin = uint32_t(runs[sm].size());
+      ew.memory_begin = uint32_t(work.memory.size());
+      out.fall.runs(w, [&](uint32_t first, uint32_t last, uint32_t length) {
+        runs[sm].emplace_back(first, length);
+        builder.add_run(first, last);
+      });
+      ew.path_end = uint32_t(runs[sm].size());
+      for (const WarpInstruction& wi : w.insts) {
+        ew.thread_insts += uint32_t(std::popcount(wi.active_mask));
+        const TimedInstruction& ti = program[wi.static_id];
+        if (ti.kind == InstKind::kMemory) work.memory.push_back(cost(ti, w, wi, sm));
+      }
+      work.warp_insts += w.insts.size();
+    }
+    eb.warp_end = uint32_t(work.warps.size());
+  }
+  out.blocks = builder.build(table, program, out.fall);
+  // Runs -> basic-block paths.
+  for (uint32_t sm = 0; sm < sms_; ++sm) {
+    SmWorkload& work = out.sms[sm];
+    for (EncodedWarp& ew : work.warps) {
+      const uint32_t begin = uint32_t(work.path.size());
+      for (uint32_t r = ew.path_begin; r < ew.path_end; ++r) {
+        const auto [first, length] = runs[sm][r];
+        if (!out.blocks.for_each_block(first, length, out.fall, [&](uint32_t b) { work.path.push_back(b); }))
+          throw std::runtime_error("kernel " + std::to_string(kernel) + ": a warp's path is not made of whole basic blocks");
+      }
+      ew.path_begin = begin;
+      ew.path_end = uint32_t(work.path.size());
+    }
+    runs[sm] = {};
+  }
+  return out;
+}
+
+}  // namespace lockstep

@@ -1,0 +1,57 @@
+#pragma once
+// Reads one kernel's blocks from the trace once, in trace order, and turns
+// them into what the abstract timing model runs: the kernel's basic blocks
+// and, per SM, its blocks' warps as basic-block paths with the cost of every
+// memory instruction. Block b of the kernel runs on SM b % sms (the cycle
+// model's dispatcher fills the SMs round robin, one block per SM per cycle).
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/abstract/basic_blocks.h"
+#include "core/abstract/memory_levels.h"
+#include "core/abstract/sm_workload.h"
+#include "core/coalescer.h"
+#include "core/kernel_program.h"
+#include "frontend/trace/trace_source.h"
+
+namespace lockstep {
+
+struct KernelWorkload {
+  FallThrough fall;
+  BasicBlocks blocks;
+  std::vector<SmWorkload> sms;
+  uint64_t blocks_read = 0;
+};
+
+class KernelEncoder {
+ public:
+  // `levels` null: perfect memory (every global access sm.perfect_memory_latency).
+  KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatencies& latencies, FirstTouchLevels* levels);
+  // Throws TraceError for a bad trace; std::runtime_error for a path that is not whole blocks.
+  KernelWorkload encode(TraceSource& trace, uint32_t kernel, KernelProgram& program);
+
+ private:
+  MemoryCost cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm);
+  // Shared-memory wavefronts of `lanes` for static instruction `s`, reusing
+  // the last answer for the same instruction when the lanes' offsets from the
+  // first are the same and the first moved by whole bank rows (the same banks).
+  uint32_t wavefronts(uint32_t s, const TimedInstruction& ti, uint32_t mask, std::span<const uint64_t> lanes);
+
+  const SmSpec& sm_;
+  const uint32_t sms_;
+  const MemoryLatencies latencies_;
+  FirstTouchLevels* levels_;
+  std::vector<SectorAccess> sectors_;  // scratch
+  struct SharedPattern {
+    bool valid = false;
+    uint32_t mask = 0;
+    uint64_t first_in_row = 0;
+    std::array<uint64_t, 32> offsets{};
+    uint32_t wavefronts = 1;
+  };
+  std::vector<SharedPattern> shared_patterns_;  // by static id
+};
+
+}  // namespace lockstep

@@ -1,0 +1,37 @@
+#pragma once
+// What the abstract timing model knows of the blocks one SM runs in a kernel
+// (GATSim §II-B, from the trace): per warp its path as a sequence of basic
+// blocks and the cost of each of its memory instructions, in flat arrays
+// (no allocation per warp or per instruction).
+#include <cstdint>
+#include <vector>
+
+namespace lockstep {
+
+// One dynamic memory instruction, as the timing model charges it.
+struct MemoryCost {
+  uint32_t latency = 0;       // issue -> data there, unloaded
+  uint16_t busy = 1;          // cycles the LD/ST unit is held
+  uint16_t l2_sectors = 0;    // sectors served by the L2 or below (bandwidth)
+  uint16_t dram_sectors = 0;  // sectors served by DRAM (bandwidth)
+};
+
+struct EncodedWarp {
+  uint32_t path_begin = 0, path_end = 0;  // into SmWorkload::path (basic block ids)
+  uint32_t memory_begin = 0;              // into SmWorkload::memory
+  uint64_t thread_insts = 0;              // active lanes summed over its instructions
+};
+
+struct EncodedBlock {
+  uint32_t warp_begin = 0, warp_end = 0;  // into SmWorkload::warps, trace order
+};
+
+struct SmWorkload {
+  std::vector<EncodedBlock> blocks;  // in dispatch order
+  std::vector<EncodedWarp> warps;
+  std::vector<uint32_t> path;
+  std::vector<MemoryCost> memory;
+  uint64_t warp_insts = 0;
+};
+
+}  // namespace lockstep
