@@ -10,25 +10,12 @@
 namespace lockstep {
 
 KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatencies& latencies, FirstTouchLevels* levels)
-    : sm_(sm), sms_(std::max(sms, 1u)), latencies_(latencies), levels_(levels) {
+    : sm_(sm),
+      sms_(std::max(sms, 1u)),
+      latencies_(latencies),
+      levels_(levels),
+      shared_banks_(sm.shared_banks, sm.shared_bank_bytes) {
   sectors_.reserve(128);
-}
-
-uint32_t KernelEncoder::wavefronts(uint32_t s, const TimedInstruction& ti, uint32_t mask, std::span<const uint64_t> lanes) {
-  if (lanes.empty() || lanes.size() > 32) return shared_memory_wavefronts(lanes, ti.access_bytes, sm_.shared_banks, sm_.shared_bank_bytes);
-  if (shared_patterns_.size() <= s) shared_patterns_.resize(size_t(s) + 1);
-  SharedPattern& p = shared_patterns_[s];
-  const uint64_t row = uint64_t(std::max(sm_.shared_banks, 1u)) * std::max(sm_.shared_bank_bytes, 1u);
-  const uint64_t first_in_row = lanes[0] % row;
-  bool same = p.valid && p.mask == mask && p.first_in_row == first_in_row;
-  for (size_t i = 1; same && i < lanes.size(); ++i) same = p.offsets[i] == lanes[i] - lanes[0];
-  if (same) return p.wavefronts;
-  p.valid = true;
-  p.mask = mask;
-  p.first_in_row = first_in_row;
-  for (size_t i = 1; i < lanes.size(); ++i) p.offsets[i] = lanes[i] - lanes[0];
-  p.wavefronts = shared_memory_wavefronts(lanes, ti.access_bytes, sm_.shared_banks, sm_.shared_bank_bytes);
-  return p.wavefronts;
 }
 
 MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm) {
@@ -38,7 +25,7 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
       ti.has_addresses ? std::span<const uint64_t>(w.addrs.data() + wi.addr_begin, size_t(std::popcount(wi.active_mask)))
                        : std::span<const uint64_t>();
   if (ti.space == MemSpace::kShared) {
-    const uint32_t waves = std::max(1u, wavefronts(wi.static_id, ti, wi.active_mask, lanes));
+    const uint32_t waves = std::max(1u, shared_banks_.wavefronts(&ti, lanes, ti.access_bytes));
     c.busy = uint16_t(std::min<uint32_t>(waves, UINT16_MAX));
     c.latency = sm_.shared_latency + waves - 1;
     return c;
@@ -73,7 +60,6 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
   KernelWorkload out;
   out.sms.resize(sms_);
   if (levels_) levels_->start_kernel();
-  shared_patterns_.clear();
   // Pass over the trace: each warp's fall-through runs (first static, length) and memory costs.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> runs(sms_);
   BasicBlocks::Builder builder;

@@ -14,6 +14,7 @@
 #include "core/abstract/sm_workload.h"
 #include "core/coalescer.h"
 #include "core/kernel_program.h"
+#include "core/shared_memory_banks.h"
 #include "frontend/trace/trace_source.h"
 
 namespace lockstep {
@@ -34,24 +35,13 @@ class KernelEncoder {
 
  private:
   MemoryCost cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm);
-  // Shared-memory wavefronts of `lanes` for static instruction `s`, reusing
-  // the last answer for the same instruction when the lanes' offsets from the
-  // first are the same and the first moved by whole bank rows (the same banks).
-  uint32_t wavefronts(uint32_t s, const TimedInstruction& ti, uint32_t mask, std::span<const uint64_t> lanes);
 
   const SmSpec& sm_;
   const uint32_t sms_;
   const MemoryLatencies latencies_;
   FirstTouchLevels* levels_;
   std::vector<SectorAccess> sectors_;  // scratch
-  struct SharedPattern {
-    bool valid = false;
-    uint32_t mask = 0;
-    uint64_t first_in_row = 0;
-    std::array<uint64_t, 32> offsets{};
-    uint32_t wavefronts = 1;
-  };
-  std::vector<SharedPattern> shared_patterns_;  // by static id
+  SharedMemoryBanks shared_banks_;  // wavefronts, remembered per access pattern
 };
 
 }  // namespace lockstep

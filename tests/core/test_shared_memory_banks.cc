@@ -60,16 +60,16 @@ TEST(SharedMemoryBanks, RememberedPatternsGiveTheDirectCount) {
 }
 
 TEST(SharedMemoryBanks, APatternMovedByPartOfAWordIsCountedAgain) {
-  // Lanes at 0 and 126 (4 bytes each) touch words 0 and 31: banks 0 and 31,
-  // one wavefront. The same offsets from 2 touch words 0, 1 and 32, 33:
-  // two words in bank 0, two wavefronts. Moved by whole rows (128 bytes):
-  // the same banks again.
+  // Lanes at 0 and 124 (4 bytes each) touch words 0 and 31: banks 0 and 31,
+  // one wavefront. The same offsets from 2 touch words 0, 1 and 31, 32:
+  // words 0 and 32 in bank 0, two wavefronts. Moved by whole rows (128
+  // bytes): the same banks again.
   SharedMemoryBanks banks(32, 4);
   const int site = 0;
-  EXPECT_EQ(banks.wavefronts(&site, std::vector<uint64_t>{0, 126}, 4), 1u);
-  EXPECT_EQ(banks.wavefronts(&site, std::vector<uint64_t>{2, 128}, 4), 2u);
-  EXPECT_EQ(banks.wavefronts(&site, std::vector<uint64_t>{128 * 7 + 2, 128 * 8}, 4), 2u);
-  EXPECT_EQ(banks.wavefronts(&site, std::vector<uint64_t>{128 * 7, 128 * 7 + 126}, 4), 1u);
+  EXPECT_EQ(banks.wavefronts(&site, std::vector<uint64_t>{0, 124}, 4), 1u);
+  EXPECT_EQ(banks.wavefronts(&site, std::vector<uint64_t>{2, 126}, 4), 2u);
+  EXPECT_EQ(banks.wavefronts(&site, std::vector<uint64_t>{128 * 7 + 2, 128 * 7 + 126}, 4), 2u);
+  EXPECT_EQ(banks.wavefronts(&site, std::vector<uint64_t>{128 * 7, 128 * 7 + 124}, 4), 1u);
 }
 
 }  // namespace
