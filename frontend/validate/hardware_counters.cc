@@ -62,7 +62,7 @@ KernelSequence read_gt_file(const std::string& given) {
 }
 
 KernelSequence read_hardware_counters(const std::string& path, const std::vector<std::string>& metrics) {
-  if (fs::is_directory(path) || holds_numbers_only(path)) return read_gt_file(path);
+  if (fs::is_directory(path) || fs::path(path).filename() == "gt" || holds_numbers_only(path)) return read_gt_file(path);
   return read_ncu_csv(path, metrics);
 }
 

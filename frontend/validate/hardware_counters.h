@@ -14,7 +14,7 @@ namespace lockstep::validate {
 // Throws std::runtime_error (one line: the file, the line, what is wrong).
 KernelSequence read_gt_file(const std::string& path);
 
-// A gt file (a directory, or a file holding whole numbers only) or else an
+// A gt file (a directory, a file named gt, or a file holding whole numbers only) or else an
 // Nsight Compute CSV, with the columns `metrics` (ncu_csv.h).
 KernelSequence read_hardware_counters(const std::string& path, const std::vector<std::string>& metrics);
 
