@@ -68,21 +68,21 @@ std::string percent(double v) {
 }
 
 // Per kernel: hardware cycles, before and after, as text and CSV.
-void print_fit_tables(const FitResult& r, const std::string& csv_file) {
-  std::printf("\n  %-36s %14s %14s %10s %14s %10s\n", "kernel", "hardware", "before", "error", "after", "error");
+void print_fit_tables(std::FILE* out, const FitResult& r, const std::string& csv_file) {
+  std::fprintf(out, "\n  %-36s %14s %14s %10s %14s %10s\n", "kernel", "hardware", "before", "error", "after", "error");
   std::string csv = "kernel,hardware_source,hardware_cycles,before_cycles,before_error_pct,after_cycles,after_error_pct\n";
   for (size_t i = 0; i < r.start.kernels.size() && i < r.best.kernels.size(); ++i) {
     const FitPoint::Kernel& a = r.start.kernels[i];
     const FitPoint::Kernel& b = r.best.kernels[i];
     const double ea = 100.0 * (a.simulated - a.hardware) / a.hardware, eb = 100.0 * (b.simulated - b.hardware) / b.hardware;
     const std::string name = a.name.size() > 36 ? a.name.substr(0, 33) + "..." : a.name;
-    std::printf("  %-36s %14.0f %14.0f %10s %14.0f %10s\n", name.c_str(), a.hardware, a.simulated, percent(ea).c_str(),
+    std::fprintf(out, "  %-36s %14.0f %14.0f %10s %14.0f %10s\n", name.c_str(), a.hardware, a.simulated, percent(ea).c_str(),
                 b.simulated, percent(eb).c_str());
     csv += csv_field(a.name) + "," + csv_field(a.hardware_where) + "," + std::to_string(uint64_t(a.hardware)) + "," +
            std::to_string(uint64_t(a.simulated)) + "," + percent(ea).substr(0, percent(ea).size() - 1) + "," +
            std::to_string(uint64_t(b.simulated)) + "," + percent(eb).substr(0, percent(eb).size() - 1) + "\n";
   }
-  std::printf("  %-36s %14s %14s %10s %14s %10s\n", "mean absolute error", "", "",
+  std::fprintf(out, "  %-36s %14s %14s %10s %14s %10s\n", "mean absolute error", "", "",
               percent(r.start.error).substr(1).c_str(), "", percent(r.best.error).substr(1).c_str());
   if (!csv_file.empty()) write_output_file(csv_file, csv);
 }
@@ -153,14 +153,14 @@ int tune_fit(const Args& args) {
                     std::to_string(r.start.values[i]));
   }
   write_output_file(output.empty() ? "-" : output, overlay.text());
-  if (output.empty()) return 0;
-  std::printf("lockstep tune fit: %s\n", summary);
+  std::FILE* out = output.empty() ? stderr : stdout;  // the overlay itself may be on stdout
+  std::fprintf(out, "lockstep tune fit: %s\n", summary);
   for (size_t i = 0; i < options.parameters.size(); ++i)
-    std::printf("  %s: %lld -> %lld\n", options.parameters[i].key.c_str(), (long long)r.start.values[i],
+    std::fprintf(out, "  %s: %lld -> %lld\n", options.parameters[i].key.c_str(), (long long)r.start.values[i],
                 (long long)r.best.values[i]);
-  for (const std::string& u : r.best.unmatched) std::printf("  not compared: %s\n", u.c_str());
-  print_fit_tables(r, csv_file);
-  std::printf("\nwrote %s\n", output.c_str());
+  for (const std::string& u : r.best.unmatched) std::fprintf(out, "  not compared: %s\n", u.c_str());
+  print_fit_tables(out, r, csv_file);
+  if (!output.empty()) std::fprintf(out, "\nwrote %s\n", output.c_str());
   return 0;
 }
 
