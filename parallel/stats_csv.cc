@@ -5,7 +5,6 @@
 #include "parallel/stats_report.h"
 
 namespace lockstep {
-namespace {
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -16,8 +15,6 @@ std::string csv_field(const std::string& s) {
   }
   return out + "\"";
 }
-
-}  // namespace
 
 std::string stats_csv(const SimulationReport& report) {
   struct Row {

@@ -11,4 +11,8 @@ namespace lockstep {
 
 std::string stats_csv(const SimulationReport& report);
 
+// One CSV field: as it is, or in double quotes (quotes doubled) when it holds
+// a comma, a quote or a line break (RFC 4180).
+std::string csv_field(const std::string& s);
+
 }  // namespace lockstep

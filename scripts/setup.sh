@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
           libtbb-dev libboost-program-options-dev liblz4-dev liblzma-dev xz-utils
           libprotobuf-dev protobuf-compiler libgtest-dev libbenchmark-dev gnuplot-nox
-          nlohmann-json3-dev libtomlplusplus-dev slurm-wlm munge)
+          nlohmann-json3-dev libtomlplusplus-dev libcsv-dev slurm-wlm munge)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

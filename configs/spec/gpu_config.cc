@@ -273,6 +273,15 @@ GpuSpec load_gpu_spec_files(const std::vector<fs::path>& files, const std::vecto
   return spec;
 }
 
+std::string gpu_spec_value(const GpuSpec& spec, const std::string& key) {
+  std::vector<std::string> units;
+  for (const UnitSpec& u : spec.sm.units) units.push_back(u.name);
+  const ConfigSchema schema(units);
+  const ConfigKey* k = schema.find(key);
+  if (!k) throw ConfigError("unknown config key '" + key + "' (lockstep config --keys lists them)");
+  return k->get(spec);
+}
+
 std::string dump_gpu_spec(const GpuSpec& spec) {
   std::vector<std::string> units;
   for (const UnitSpec& u : spec.sm.units) units.push_back(u.name);

@@ -61,6 +61,10 @@ GpuSpec load_gpu_spec_layered(const std::string& gpu, const std::vector<std::str
 // config file that loads back to the same spec.
 std::string dump_gpu_spec(const GpuSpec& spec);
 
+// The value of `key` in `spec` as a config file writes it ("unit.SP.latency"
+// -> "4"); throws ConfigError for a key the spec does not have.
+std::string gpu_spec_value(const GpuSpec& spec, const std::string& key);
+
 // A Markdown table of every key (unit keys as unit.NAME.*): key, type, default, description.
 std::string config_keys_markdown();
 

@@ -20,5 +20,7 @@ int cmd_verify(const Args& args);
 int cmd_bench(const Args& args);
 int cmd_diff(const Args& args);
 int cmd_sweep(const Args& args);
+int cmd_correlate(const Args& args);
+int cmd_tune(const Args& args);
 
 }  // namespace lockstep::cli

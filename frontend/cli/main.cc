@@ -27,6 +27,8 @@ constexpr Subcommand kSubcommands[] = {
     {"gen", lockstep::cli::cmd_gen, "generate a synthetic Accel-Sim trace of a named workload"},
     {"sweep", lockstep::cli::cmd_sweep, "run traces x GPU configs x overrides locally or as Slurm job arrays; collect a CSV"},
     {"config", lockstep::cli::cmd_config, "check, summarise or dump a GPU config; list the shipped GPUs"},
+    {"correlate", lockstep::cli::cmd_correlate, "compare hardware counters (Nsight Compute CSV, gt cycles) with --stats-json files: errors, tables, plots"},
+    {"tune", lockstep::cli::cmd_tune, "config overlays from hardware: import microbenchmark results, fit keys to measured cycles"},
     {"diff", lockstep::cli::cmd_diff, "compare two --stats-json files: the counters that differ, largest first"},
 };
 

@@ -1,26 +1,17 @@
 #include "frontend/sweep/collect.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <stdexcept>
 
-#include "frontend/sweep/process.h"
+#include "frontend/sweep/gnuplot.h"
+#include "parallel/stats_csv.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
 namespace lockstep::sweep {
 namespace {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string cell_of(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
 
@@ -50,32 +41,6 @@ class TableBuilder {
   ResultTable table_;
   std::map<std::string, size_t> column_of_;
 };
-
-// A scratch directory removed with the object.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "lockstep-plot-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string gnuplot_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
 
 }  // namespace
 
@@ -129,41 +94,27 @@ void plot_counter(const ResultTable& table, const std::string& counter, const fs
     value[{row[0], s}] = row[c];
   }
   if (traces.empty()) throw std::runtime_error("--plot: no complete point to plot");
-  ScratchDir scratch;
-  {
-    std::ofstream data(scratch.path() / "data.tsv");
-    data << "trace";
-    for (const std::string& s : series) data << '\t' << s;
-    data << '\n';
-    for (const std::string& t : traces) {
-      data << t;
-      for (const std::string& s : series) {
-        const auto v = value.find({t, s});
-        data << '\t' << (v == value.end() || v->second.empty() ? "?" : v->second);
-      }
-      data << '\n';
+  std::string data = "trace";
+  for (const std::string& s : series) data += '\t' + s;
+  data += '\n';
+  for (const std::string& t : traces) {
+    data += t;
+    for (const std::string& s : series) {
+      const auto v = value.find({t, s});
+      data += '\t' + (v == value.end() || v->second.empty() ? std::string("?") : v->second);
     }
+    data += '\n';
   }
-  const fs::path tmp = png.string() + ".tmp-" + std::to_string(::getpid()) + ".png";
-  {
-    std::ofstream script(scratch.path() / "plot.gp");
-    script << "set terminal png noenhanced size 900,500\n"
-           << "set output " << gnuplot_quoted(tmp.string()) << "\n"
-           << "set title " << gnuplot_quoted("lockstep sweep: " + counter + " (total per trace)") << "\n"
-           << "set ylabel " << gnuplot_quoted(counter) << "\n"
-           << "set datafile separator '\\t'\nset datafile missing '?'\n"
-           << "set style data histograms\nset style histogram clustered gap 1\n"
-           << "set style fill solid 0.8 border -1\nset key outside right top\nset yrange [0:*]\nset offsets 0, 0, graph 0.05, 0\nset grid ytics\n"
-           << "plot for [i=2:" << series.size() + 1 << "] " << gnuplot_quoted((scratch.path() / "data.tsv").string())
-           << " using i:xtic(1) title columnheader(i)\n";
-  }
-  const ProcessResult r = run_captured({"gnuplot", (scratch.path() / "plot.gp").string()});
-  if (r.exit_code != 0 || !fs::exists(tmp)) {
-    fs::remove(tmp);
-    std::string line = r.err.substr(0, r.err.find('\n'));
-    throw std::runtime_error("gnuplot failed" + (line.empty() ? std::string() : ": " + line));
-  }
-  fs::rename(tmp, png);
+  GnuplotPlot plot;
+  const fs::path data_file = plot.add_data("data.tsv", data);
+  plot.render_png("set title " + gnuplot_quoted("lockstep sweep: " + counter + " (total per trace)") + "\n" +
+                      "set ylabel " + gnuplot_quoted(counter) + "\n" +
+                      "set datafile separator '\\t'\nset datafile missing '?'\n"
+                      "set style data histograms\nset style histogram clustered gap 1\n"
+                      "set style fill solid 0.8 border -1\nset key outside right top\nset yrange [0:*]\nset offsets 0, 0, graph 0.05, 0\nset grid ytics\n"
+                      "plot for [i=2:" + std::to_string(series.size() + 1) + "] " + gnuplot_quoted(data_file.string()) +
+                      " using i:xtic(1) title columnheader(i)\n",
+                  png, 900, 500);
 }
 
 }  // namespace lockstep::sweep
