@@ -1,25 +1,39 @@
 // Simulation throughput benchmark. Prints figures, asserts nothing.
 //
-// Single-thread `lockstep run` on QV100 (or --gpu), with the full memory
-// system (or `--memory perfect`), over the generated gemm, vecadd, stencil2d
-// and graph workloads at two sizes, and over the real sample traces: warp
-// instructions/s; the cycles simulated per second and, apart, the share of the
-// run's cycles that fast-forward jumped over (not simulated, so not in the
-// rate); what bounds the workload by its own counters (DRAM throughput in % of
-// peak, L2 read hit rate); and the peak RSS of each run (the child process's),
-// so that RSS against trace length can be read off directly.
+// --mode speed (default): `lockstep run` on QV100 (or --gpu), with the full
+// memory system (or `--memory perfect`), over the generated stencil2d, gemm
+// and graph workloads at --size (10M) and over the real sample traces, on
+// each of --threads (1,2; two threads with the default options): warp
+// instructions/s, simulated cycles/s, ns per warp instruction, the share of
+// the run's cycles that fast-forward jumped over (not simulated, so not in
+// the cycle rate), what bounds the workload by its own counters (DRAM
+// throughput in % of peak, L2 read hit rate) and the peak RSS of each run.
 //
-// usage: sim_throughput [--size 2M] [--gpu QV100] [--memory full|perfect] [--traces DIR] [--workdir DIR]
+// --mode rss: peak RSS against trace length: `lockstep gen graph --seed 2`
+// at each of --rss-sizes (2M,50M), same grid shape per kernel (more blocks),
+// run with the full memory system and with --perfect-memory; prints each
+// peak RSS and its ratio to the first size's, measured in the same run.
+//
+// --mode defaults: the engine's options on 2 threads (--threads' largest)
+// over the same workloads and traces: every partition x schedule x handshake
+// against seq on one thread (median wall time of --repeat runs each), to
+// choose the defaults from (`lockstep run --threads 2` alone is the row
+// marked "default").
+//
+// usage: sim_throughput [--mode speed|rss|defaults] [--size 10M] [--threads 1,2] [--gpu QV100]
+//                       [--memory full|perfect] [--rss-sizes 2M,50M] [--repeat 1] [--traces DIR] [--workdir DIR]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -44,21 +58,29 @@ double json_number(const std::string& json, const std::string& key) {
   return std::atof(json.c_str() + json.find(':', at) + 1);
 }
 
-Run run_lockstep(const fs::path& lockstep, const std::string& trace, const std::string& gpu, const fs::path& json,
-                 bool perfect) {
-  std::vector<std::string> argv = {lockstep.string(), "run", trace, "--quiet", "--stats-json", json.string()};
+struct Options {
+  fs::path lockstep, json;
+  std::string gpu = "QV100";
+  bool perfect = false;
+};
+
+// One `lockstep run` of `trace` with `extra` options (gpu empty: the trace's own architecture).
+Run run_lockstep(const Options& o, const std::string& trace, const std::string& gpu, bool perfect,
+                 const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> argv = {o.lockstep.string(), "run", trace, "--quiet", "--stats-json", o.json.string()};
   if (perfect) argv.push_back("--perfect-memory");
   if (!gpu.empty()) {
     argv.push_back("--gpu");
     argv.push_back(gpu);
   }
+  argv.insert(argv.end(), extra.begin(), extra.end());
   rusage usage{};
   const int status = lockstep::bench::run_child(argv, &usage);
   Run r;
   r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   r.rss_mb = double(usage.ru_maxrss) / 1024.0;
   if (!r.ok) return r;
-  std::ifstream in(json);
+  std::ifstream in(o.json);
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string j = ss.str();
@@ -73,79 +95,196 @@ Run run_lockstep(const fs::path& lockstep, const std::string& trace, const std::
   return r;
 }
 
-void print(const std::string& name, const Run& r) {
+void print_speed(const std::string& name, uint32_t threads, const Run& r) {
   if (!r.ok) {
-    std::printf("%-34s FAILED\n", name.c_str());
+    std::printf("%-30s %3u FAILED\n", name.c_str(), threads);
     return;
   }
   const unsigned long long all = r.simulated + r.skipped;
-  std::printf("%-34s %12llu %10llu %8.2f %10.3f %12.0f %8.1f%% %7.1f%% %7.1f%% %8.1f\n", name.c_str(), r.insts, all,
-              r.wall, r.insts_per_s / 1e6, r.wall > 0 ? double(r.simulated) / r.wall : 0.0,
-              all ? 100.0 * double(r.skipped) / double(all) : 0.0, r.dram_pct, r.l2_hit_pct, r.rss_mb);
+  std::printf("%-30s %3u %12llu %10llu %8.2f %9.3f %12.0f %9.0f %8.1f%% %7.1f%% %7.1f%% %8.1f\n", name.c_str(),
+              threads, r.insts, all, r.wall, r.insts_per_s / 1e6, r.wall > 0 ? double(r.simulated) / r.wall : 0.0,
+              r.insts ? r.wall * 1e9 / double(r.insts) : 0.0, all ? 100.0 * double(r.skipped) / double(all) : 0.0,
+              r.dram_pct, r.l2_hit_pct, r.rss_mb);
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// Generates `workload` at `size` warp instructions (seed 1 unless given) and converts it; the .lst path.
+fs::path generate(const Options& o, const fs::path& workdir, const std::string& workload, uint64_t size,
+                  uint64_t seed = 1) {
+  lockstep::GenOptions g;
+  g.workload = workload;
+  g.size = size;
+  g.seed = seed;
+  const fs::path dir = workdir / (workload + "-" + std::to_string(size));
+  lockstep::generate_trace(g, dir);
+  const fs::path lst = dir.string() + ".lst";
+  const int rc = lockstep::bench::run_child({o.lockstep.string(), "convert", dir.string(), "-o", lst.string(), "--quiet"});
+  fs::remove_all(dir);
+  if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0) throw std::runtime_error("lockstep convert failed on " + dir.string());
+  return lst;
+}
+
+std::string size_name(uint64_t n) {
+  return n % 1000000 == 0 ? std::to_string(n / 1000000) + "M" : std::to_string(n / 1000) + "K";
+}
+
+// The traces a mode runs: the generated workloads, then the sample traces that exist.
+struct Trace {
+  std::string name, path, gpu;  // gpu empty: the trace's own architecture
+};
+const char* const kWorkloads[] = {"stencil2d", "gemm", "graph"};
+const char* const kSampleTraces[] = {"vectoradd-sm80", "bfs-rodinia-sm80", "matrixmul-sm61",
+                                     "flashinfer-gemm-sm80/traces", "lud-kernel8-sm70"};
+
+void mode_speed(const Options& o, const std::vector<Trace>& traces, const std::vector<uint32_t>& threads) {
+  std::printf("sim_throughput: lockstep run%s, GPU %s (real traces: their own architecture); default options "
+              "beyond --threads\n",
+              o.perfect ? " --perfect-memory" : " (full memory system)", o.gpu.c_str());
+  std::printf("%-30s %3s %12s %10s %8s %9s %12s %9s %9s %8s %8s %8s\n", "trace", "thr", "warp insts", "cycles",
+              "wall s", "M inst/s", "sim cycle/s", "ns/inst", "skipped", "DRAM %pk", "L2 hit", "RSS MB");
+  for (const Trace& t : traces)
+    for (uint32_t n : threads)
+      print_speed(t.name, n, run_lockstep(o, t.path, t.gpu, o.perfect, {"--threads", std::to_string(n)}));
+}
+
+void mode_rss(const Options& o, const fs::path& workdir, const std::vector<uint64_t>& sizes) {
+  std::printf("sim_throughput --mode rss: lockstep gen graph --seed 2 at each size, run on %s; peak RSS of each "
+              "run and its ratio to the first size's\n",
+              o.gpu.c_str());
+  std::printf("%-16s %12s %18s %8s %18s %8s\n", "trace", "warp insts", "full memory MB", "ratio", "perfect mem MB",
+              "ratio");
+  double first[2] = {0, 0};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const fs::path lst = generate(o, workdir, "graph", sizes[i], 2);
+    double rss[2] = {0, 0};
+    unsigned long long insts = 0;
+    for (int perfect : {0, 1}) {
+      const Run r = run_lockstep(o, lst.string(), o.gpu, perfect != 0);
+      rss[perfect] = r.ok ? r.rss_mb : 0;
+      if (r.ok) insts = r.insts;
+      if (i == 0) first[perfect] = rss[perfect];
+    }
+    fs::remove(lst);
+    std::printf("%-16s %12llu %18.1f %7.2fx %18.1f %7.2fx\n", ("graph " + size_name(sizes[i])).c_str(), insts, rss[0],
+                first[0] > 0 ? rss[0] / first[0] : 0.0, rss[1], first[1] > 0 ? rss[1] / first[1] : 0.0);
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+void mode_defaults(const Options& o, const std::vector<Trace>& traces, uint32_t threads, int repeat) {
+  std::printf("sim_throughput --mode defaults: %u threads, every partition x schedule x handshake, median wall of %d "
+              "run(s); speedup against seq on 1 thread%s\n",
+              threads, repeat, o.perfect ? ", --perfect-memory" : ", full memory system");
+  std::printf("%-30s %-11s %-7s %-6s %9s %8s\n", "trace", "partition", "sched", "hshake", "wall s", "speedup");
+  for (const Trace& t : traces) {
+    auto timed = [&](const std::vector<std::string>& extra) {
+      std::vector<double> walls;
+      for (int i = 0; i < repeat; ++i) {
+        const Run r = run_lockstep(o, t.path, t.gpu, o.perfect, extra);
+        if (!r.ok) return -1.0;
+        walls.push_back(r.wall);
+      }
+      return median(walls);
+    };
+    const double seq = timed({"--threads", "1"});
+    std::printf("%-30s %-11s %-7s %-6s %9.2f %8s\n", t.name.c_str(), "-", "seq", "-", seq, "1.00x");
+    const double def = timed({"--threads", std::to_string(threads)});
+    std::printf("%-30s %-11s %-7s %-6s %9.2f %7.2fx\n", t.name.c_str(), "default", "default", "default", def,
+                def > 0 ? seq / def : 0.0);
+    for (const char* partition : {"contiguous", "round-robin", "balanced"})
+      for (const char* schedule : {"para1", "para2"})
+        for (const char* handshake : {"spin", "std"}) {
+          const double w = timed({"--threads", std::to_string(threads), "--partition", partition, "--schedule",
+                                  schedule, "--handshake", handshake});
+          std::printf("%-30s %-11s %-7s %-6s %9.2f %7.2fx\n", t.name.c_str(), partition, schedule, handshake, w,
+                      w > 0 ? seq / w : 0.0);
+        }
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (lockstep::bench::wants_help(argc, argv,
-                                  "usage: sim_throughput [--size 2M] [--gpu QV100] [--memory full|perfect] "
+                                  "usage: sim_throughput [--mode speed|rss|defaults] [--size 10M] [--threads 1,2] "
+                                  "[--gpu QV100] [--memory full|perfect] [--rss-sizes 2M,50M] [--repeat 1] "
                                   "[--traces DIR] [--workdir DIR]\n"
-                                  "Single-thread `lockstep run` over generated workloads at two sizes and the real "
-                                  "sample traces: warp instructions/s, cycles/s, peak RSS.\n"))
+                                  "speed: warp instructions/s, simulated cycles/s, ns per warp instruction and peak "
+                                  "RSS of the generated stencil2d, gemm and graph workloads and the sample traces, "
+                                  "per thread count.\n"
+                                  "rss: peak RSS of the graph workload at each size and the ratio to the first.\n"
+                                  "defaults: every partition x schedule x handshake on the largest thread count "
+                                  "against seq.\n"))
     return 0;
   if (argc % 2 == 0) {
     std::fprintf(stderr, "option %s needs a value (see --help)\n", argv[argc - 1]);
     return 2;
   }
-  std::string size = "2M", gpu = "QV100", memory = "full";
-  fs::path traces = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
+  std::string mode = "speed", size = "10M", memory = "full", thread_list = "1,2", rss_sizes = "2M,50M";
+  int repeat = 1;
+  Options o;
+  fs::path traces_dir = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
   fs::path workdir = fs::temp_directory_path() / ("lockstep-simbench-" + std::to_string(getpid()));
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--size") size = v;
-    else if (k == "--gpu") gpu = v;
-    else if (k == "--traces") traces = v;
+    if (k == "--mode") mode = v;
+    else if (k == "--size") size = v;
+    else if (k == "--gpu") o.gpu = v;
+    else if (k == "--traces") traces_dir = v;
     else if (k == "--memory") memory = v;
+    else if (k == "--threads") thread_list = v;
+    else if (k == "--rss-sizes") rss_sizes = v;
+    else if (k == "--repeat") repeat = std::max(1, std::atoi(v.c_str()));
     else if (k == "--workdir") workdir = v;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
     }
   }
-  const fs::path lockstep = fs::canonical("/proc/self/exe").parent_path().parent_path() / "lockstep";
   if (memory != "full" && memory != "perfect") {
     std::fprintf(stderr, "--memory: expected full or perfect\n");
     return 2;
   }
-  const lockstep::bench::ScratchDir scratch(workdir);  // removed on any exit, also by SIGINT/SIGTERM
-  const fs::path json = workdir / "stats.json";
-  const bool perfect = memory == "perfect";
-  std::printf("sim_throughput: lockstep run%s, 1 thread, GPU %s (real traces: their own architecture)\n",
-              perfect ? " --perfect-memory" : " (full memory system)", gpu.c_str());
-  std::printf("%-34s %12s %10s %8s %10s %12s %9s %8s %8s %8s\n", "trace", "warp insts", "cycles", "wall s",
-              "M insts/s", "sim cycles/s", "skipped", "DRAM %pk", "L2 hit", "RSS MB");
-  const uint64_t base = lockstep::parse_size(size);
-  for (const char* w : {"gemm", "vecadd", "stencil2d", "graph"}) {
-    // 4x the instructions as 4x the blocks (a grid sized for 4x the SMs), so
-    // the per-block trace stays the same and RSS shows what trace length costs.
-    for (uint32_t scale : {1u, 4u}) {
-      const uint64_t n = base * scale;
-      lockstep::GenOptions g;
-      g.workload = w;
-      g.size = n;
-      g.sms = 80 * scale;
-      const fs::path dir = workdir / (std::string(w) + "-" + std::to_string(n));
-      lockstep::generate_trace(g, dir);
-      const fs::path lst = dir.string() + ".lst";
-      const std::string conv = "'" + lockstep.string() + "' convert '" + dir.string() + "' -o '" + lst.string() + "' --quiet";
-      if (lockstep::bench::run_shell(conv) != 0) return 1;
-      fs::remove_all(dir);
-      print(std::string(w) + " " + std::to_string(n / 1000) + "K", run_lockstep(lockstep, lst.string(), gpu, json, perfect));
-      fs::remove(lst);
-    }
+  if (mode != "speed" && mode != "rss" && mode != "defaults") {
+    std::fprintf(stderr, "--mode: expected speed, rss or defaults\n");
+    return 2;
   }
-  for (const char* t : {"vectoradd-sm80", "bfs-rodinia-sm80", "matrixmul-sm61", "flashinfer-gemm-sm80/traces",
-                        "lud-kernel8-sm70"})
-    if (fs::exists(traces / t)) print(std::string("real: ") + t, run_lockstep(lockstep, (traces / t).string(), "", json, perfect));
+  std::vector<uint32_t> threads;
+  for (const std::string& t : split(thread_list)) threads.push_back(uint32_t(std::max(1, std::atoi(t.c_str()))));
+  if (threads.empty()) threads = {1};
+  o.perfect = memory == "perfect";
+  o.lockstep = fs::canonical("/proc/self/exe").parent_path().parent_path() / "lockstep";
+  const lockstep::bench::ScratchDir scratch(workdir);  // removed on any exit, also by SIGINT/SIGTERM
+  o.json = workdir / "stats.json";
+  try {
+    if (mode == "rss") {
+      std::vector<uint64_t> sizes;
+      for (const std::string& s : split(rss_sizes)) sizes.push_back(lockstep::parse_size(s));
+      mode_rss(o, workdir, sizes);
+      return 0;
+    }
+    std::vector<Trace> traces;
+    const uint64_t n = lockstep::parse_size(size);
+    for (const char* w : kWorkloads)
+      traces.push_back({std::string(w) + " " + size_name(n), generate(o, workdir, w, n).string(), o.gpu});
+    for (const char* t : kSampleTraces)
+      if (fs::exists(traces_dir / t)) traces.push_back({std::string("real: ") + t, (traces_dir / t).string(), ""});
+    if (mode == "speed") mode_speed(o, traces, threads);
+    else mode_defaults(o, traces, *std::max_element(threads.begin(), threads.end()), repeat);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sim_throughput: %s\n", e.what());
+    return 1;
+  }
   return 0;
 }

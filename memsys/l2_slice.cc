@@ -9,7 +9,15 @@ L2Slice::L2Slice(uint32_t id, const L2Spec& spec, const AddressMap& map)
       spec_(spec),
       map_(map),
       policy_(spec),
-      mshrs_(spec.mshr_entries, spec.mshr_max_merge) {
+      mshrs_(spec.mshr_entries, spec.mshr_max_merge),
+      pipeline_(size_t(spec.latency) + spec.icnt_to_l2_queue),
+      input_(spec.icnt_to_l2_queue),
+      miss_queue_(size_t(spec.miss_queue) + spec.line_bytes / spec.sector_bytes),
+      to_dram_(spec.l2_to_dram_queue),
+      fills_(spec.dram_to_l2_queue),
+      released_(size_t(spec.mshr_entries) * spec.mshr_max_merge),
+      atomic_unit_(spec.atomic_latency),
+      replies_(spec.l2_to_icnt_queue) {
   release_buffer_.reserve(spec.mshr_max_merge);
 }
 

@@ -36,7 +36,6 @@
 // requests carry global addresses.
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "memsys/address_map.h"
@@ -45,6 +44,7 @@
 #include "configs/spec/memory_spec.h"
 #include "memsys/l2_slice_stats.h"
 #include "memsys/mshr_table.h"
+#include "memsys/ring_queue.h"
 #include "memsys/l2_cache_policy.h"
 
 namespace lockstep {
@@ -120,14 +120,15 @@ class L2Slice {
   L2CachePolicy policy_;          // the cache, indexed by slice-local addresses
   MshrTable<MemPacket> mshrs_;    // keyed by global sector address
 
-  std::deque<Timed> pipeline_;    // accepted, in the tag pipeline
-  std::deque<MemPacket> input_;   // waiting for the tag lookup
-  std::deque<DramRequest> miss_queue_;
-  std::deque<DramRequest> to_dram_;
-  std::deque<DramRequest> fills_;
-  std::deque<MemPacket> released_;  // MSHR waiters whose data arrived, replying in order
-  std::deque<Timed> atomic_unit_;
-  std::deque<Timed> replies_;
+  // Rings sized from the spec's bounds (ring_queue.h): no allocation per cycle.
+  RingQueue<Timed> pipeline_;    // accepted, in the tag pipeline
+  RingQueue<MemPacket> input_;   // waiting for the tag lookup
+  RingQueue<DramRequest> miss_queue_;  // may exceed l2.miss_queue by a victim's write-backs
+  RingQueue<DramRequest> to_dram_;
+  RingQueue<DramRequest> fills_;
+  RingQueue<MemPacket> released_;  // MSHR waiters whose data arrived, replying in order
+  RingQueue<Timed> atomic_unit_;
+  RingQueue<Timed> replies_;
   std::vector<MemPacket> release_buffer_;  // reused by process_fill
   bool accepted_this_cycle_ = false;
 

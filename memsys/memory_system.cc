@@ -67,6 +67,7 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
   for (uint32_t s = 0; s < nslices; ++s) slices_.push_back(std::make_unique<L2Slice>(s, spec.l2, map_));
   for (uint32_t c = 0; c < spec.dram.channels; ++c) channels_.push_back(std::make_unique<DramChannel>(c, spec.dram));
   partitions_ = std::vector<PartitionState>(spec.dram.channels);
+  for (PartitionState& p : partitions_) p.returning = RingQueue<DelayedFill>(spec.dram.return_queue);
 }
 
 MemorySystem::~MemorySystem() = default;
@@ -214,7 +215,7 @@ void MemorySystem::partition_dram_cycle(uint32_t partition, uint64_t cycle) {
     break;
   }
   ch.cycle(cycle);
-  std::deque<DelayedFill>& back = state.returning;
+  RingQueue<DelayedFill>& back = state.returning;
   while (ch.has_reply() && back.size() < spec_.dram.return_queue) {
     back.push_back(DelayedFill{cycle + timing_.dram_extra_cycles, ch.reply()});
     ch.pop_reply();

@@ -28,7 +28,6 @@
 // partition's slices round robin), the channel cycles, read data -> return
 // delay line (dram.extra_latency) -> slice fill.
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -37,6 +36,7 @@
 #include "memsys/dram_channel.h"
 #include "memsys/l2_slice.h"
 #include "memsys/latched_queue.h"
+#include "memsys/ring_queue.h"
 #include "memsys/mem_packet.h"
 #include "memsys/memory_model.h"
 #include "configs/spec/memory_spec.h"
@@ -106,7 +106,7 @@ class MemorySystem : public MemoryModel {
   struct alignas(64) PartitionState {
     uint64_t l2_now = 0;       // the partition's latest L2 edge
     uint32_t channel_rr = 0;   // the subpartition after the last one the channel served
-    std::deque<DelayedFill> returning;  // read data on its way back (dram.extra_latency)
+    RingQueue<DelayedFill> returning;  // read data on its way back (dram.extra_latency), at most dram.return_queue
   };
   uint32_t cluster_of(uint32_t sm) const { return cluster_of_sm_[sm]; }
 

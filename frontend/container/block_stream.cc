@@ -1,5 +1,6 @@
 #include "frontend/container/block_stream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iterator>
 #include <new>
@@ -12,10 +13,13 @@
 
 namespace lockstep {
 
-BlockStream::BlockStream(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead, Ahead ahead)
+BlockStream::BlockStream(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead, Ahead ahead,
+                         uint32_t first_blocks)
     : reader_(reader),
       kernel_(kernel),
       ahead_(chunks_ahead == 0 ? 1 : chunks_ahead),
+      first_blocks_(first_blocks),
+      refill_at_(std::max<uint64_t>(first_blocks / 8, 1)),
       chunk_count_(reader.chunk_count(kernel)),
       storage_(reader.take_stream_storage()) {
   for (int o : {kHelper, kConsumer}) {
@@ -97,6 +101,7 @@ void BlockStream::fail_chunk(uint32_t c, int kind, std::string&& message) {
 }
 
 void BlockStream::put_ready(Chunk&& chunk) {
+  ready_blocks_ += chunk.blocks.size();
   auto it = ready_.end();
   while (it != ready_.begin() && std::prev(it)->index > chunk.index) --it;
   ready_.insert(it, std::move(chunk));
@@ -123,7 +128,7 @@ void BlockStream::run() {
     Chunk chunk;
     {
       std::unique_lock lock(mu_);
-      consumed_.wait(lock, [&] { return stop_ || ready_.size() < ahead_; });
+      consumed_.wait(lock, [&] { return stop_ || wants_more(); });
       if (stop_ || next_claim_ >= chunk_count_) return;
       chunk.index = next_claim_++;
       chunk.blocks = take_spare(kHelper);
@@ -142,9 +147,20 @@ void BlockStream::run() {
   }
 }
 
+void BlockStream::note_blocks_left() {
+  {
+    std::lock_guard lock(mu_);
+    current_low_ = true;
+  }
+  consumed_.notify_all();
+}
+
 bool BlockStream::advance() {
   if (finished_) return false;
-  if (started_ && ++pos_ < current_.size()) return true;
+  if (started_ && ++pos_ < current_.size()) {
+    if (first_blocks_ > 0 && current_.size() - pos_ == refill_at_) note_blocks_left();
+    return true;
+  }
   started_ = true;
   ChunkScratch& scratch = storage_->scratch[kConsumer];
   if (!thread_.joinable() && want_ > 0 && want_ + 1 < chunk_count_) {
@@ -167,6 +183,9 @@ bool BlockStream::advance() {
       give_spare(current_owner_, std::move(current_));
       current_ = std::move(ready_.front().blocks);
       current_owner_ = ready_.front().owner;
+      ready_blocks_ -= current_.size();
+      taken_blocks_ += current_.size();
+      current_low_ = current_.size() <= refill_at_;
       ready_.pop_front();
       // The helper, asleep while ahead_ chunks wait, is woken only once half
       // of them are gone: a wake-up is a system call, and this way it comes
@@ -207,6 +226,8 @@ bool BlockStream::advance() {
         fail_chunk(want_, int(err), std::move(message));
         continue;  // thrown above, in order
       }
+      taken_blocks_ += current_.size();
+      current_low_ = current_.size() <= refill_at_;
       ++want_;
       if (!current_.empty()) return true;
       continue;
@@ -247,6 +268,7 @@ bool BlockStream::next(BlockTrace& out) {
   if (!advance()) return false;
   ++returned_;
   std::swap(out, current_[pos_]);
+  release_if_large(current_[pos_], kKeptBlockBytes);
   return true;
 }
 

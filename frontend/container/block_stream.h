@@ -17,6 +17,15 @@
 // so streams after the first neither allocate nor touch fresh memory. The
 // helper, once ahead, sleeps until half of the waiting chunks are consumed
 // (one wake-up, a system call, per chunks_ahead / 2 chunks).
+// A stream opened ahead for a kernel launch (first_blocks > 0) decodes until
+// the chunks taken and waiting hold first_blocks blocks (the launch's first
+// wave); after that the helper decodes the next chunk only once the blocks
+// left to hand out (in the chunk being consumed and the ones waiting) are
+// fewer than first_blocks / 8 (at least one), one chunk at a time. Decoded
+// blocks can be large (a hundred KB and more each): what waits decoded beyond
+// the blocks the SMs hold stays about one chunk, whatever the trace's length.
+// For the same reason next(BlockTrace&) releases the storage it takes back
+// when it is large (kKeptBlockBytes) instead of keeping it for decoding.
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -41,7 +50,7 @@ class BlockStream {
   // first chunks ready.
   enum class Ahead { kWhenWorthIt, kAtOnce };
   BlockStream(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead = 4,
-              Ahead ahead = Ahead::kWhenWorthIt);
+              Ahead ahead = Ahead::kWhenWorthIt, uint32_t first_blocks = 0);
   ~BlockStream();
   BlockStream(const BlockStream&) = delete;
   BlockStream& operator=(const BlockStream&) = delete;
@@ -53,6 +62,11 @@ class BlockStream {
 
   uint32_t kernel() const { return kernel_; }
   uint32_t blocks_returned() const { return returned_; }
+  // Chunks either thread has started decoding so far (for tests of the look-ahead).
+  uint32_t chunks_claimed() {
+    std::lock_guard lock(mu_);
+    return next_claim_;
+  }
 
  private:
   void run();
@@ -67,6 +81,10 @@ class BlockStream {
     std::vector<BlockTrace> blocks;
   };
   // With mu_ held:
+  bool wants_more() const {  // the helper decodes another chunk
+    if (first_blocks_ == 0) return ready_.size() < ahead_;
+    return taken_blocks_ + ready_blocks_ < first_blocks_ || (ready_.empty() && current_low_);
+  }
   void fail_chunk(uint32_t c, int kind, std::string&& message);
   void put_ready(Chunk&& chunk);  // keeps ready_ in chunk order
   std::vector<BlockTrace> take_spare(Owner owner);
@@ -75,6 +93,8 @@ class BlockStream {
   const ContainerReader& reader_;
   const uint32_t kernel_;
   const size_t ahead_;
+  const uint64_t first_blocks_;
+  const uint64_t refill_at_;  // first_blocks_ > 0: blocks left that make the helper decode the next chunk
   const uint32_t chunk_count_;
   std::unique_ptr<ContainerReader::StreamStorage> storage_;  // scratch[kHelper]: helper only; [kConsumer]: consumer only
 
@@ -83,6 +103,9 @@ class BlockStream {
   std::condition_variable consumed_;
   uint32_t next_claim_ = 0;  // the first chunk neither thread has taken on
   std::deque<Chunk> ready_;  // decoded, not yet consumed, in order
+  uint64_t ready_blocks_ = 0;  // blocks in ready_
+  uint64_t taken_blocks_ = 0;  // blocks in the chunks the consumer took from ready_
+  bool current_low_ = false;   // the consumer's chunk has fewer than refill_at_ blocks left
   std::vector<std::vector<BlockTrace>> spare_[2];  // consumed chunks' storage, by owner
   size_t created_[2] = {0, 0};  // chunk storage each owner started afresh in this stream
   static constexpr size_t kConsumerChunks = 2;
@@ -93,6 +116,8 @@ class BlockStream {
   bool stop_ = false;
 
   // Consumer side only.
+  static constexpr size_t kKeptBlockBytes = size_t(64) << 10;  // recycled block storage kept up to this size
+  void note_blocks_left();   // tells the helper when the chunk being consumed runs low
   using Clock = std::chrono::steady_clock;
   static constexpr double kHelperWorthIt = 4;  // start it when consuming a chunk takes > 1/4 of decoding it
   Clock::time_point handed_at_;  // when the consumer got the chunk it decoded last

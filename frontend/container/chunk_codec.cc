@@ -358,13 +358,21 @@ inline uint32_t lanes_of(uint32_t m) {
 }
 
 // Makes room in a reused vector for n elements, growing geometrically; its old
-// contents are not kept (they are about to be overwritten).
+// contents are not kept (they are about to be overwritten). Storage far larger
+// than n is given back: decoded blocks are recycled from block to block, and
+// without this every warp's vectors would keep the largest capacity they ever
+// held (a hub's long gather loop), so that the memory of a run would grow
+// with the number of blocks it has decoded instead of the blocks it holds.
 template <class T>
 void make_room(std::vector<T>& v, size_t n) {
+  constexpr size_t kShrinkFactor = 4, kKeptElements = 64;
   if (n > v.capacity()) {
     const size_t cap = std::max(n, v.capacity() * 2);
     v.clear();
     v.reserve(cap);
+  } else if (v.capacity() > kKeptElements && v.capacity() > kShrinkFactor * n) {
+    std::vector<T>().swap(v);
+    v.reserve(n);
   }
 }
 

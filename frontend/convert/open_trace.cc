@@ -15,8 +15,9 @@ namespace {
 class ContainerBlockCursor : public BlockCursor {
  public:
   ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel) : stream_(reader, kernel) {}
-  ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead, BlockStream::Ahead ahead)
-      : stream_(reader, kernel, chunks_ahead, ahead) {}
+  ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead, BlockStream::Ahead ahead,
+                       uint32_t first_blocks)
+      : stream_(reader, kernel, chunks_ahead, ahead, first_blocks) {}
   bool next(BlockTrace& out) override { return stream_.next(out); }
 
  private:
@@ -24,6 +25,8 @@ class ContainerBlockCursor : public BlockCursor {
 };
 
 class ContainerTraceSource : public TraceSource {
+  static constexpr size_t kChunksAheadOfDispatch = 1;
+
  public:
   ContainerTraceSource(const std::filesystem::path& path, const WarningHandler& warn, PartialTraces partial)
       : reader_(path) {
@@ -36,13 +39,13 @@ class ContainerTraceSource : public TraceSource {
   std::unique_ptr<BlockCursor> open_blocks(uint32_t kernel) override {
     return std::make_unique<ContainerBlockCursor>(reader_, kernel);
   }
-  // The chunks that hold the first wave wait decoded (at least the usual 4,
-  // at most 64 chunks: memory stays bounded on any GPU).
+  // The chunks that hold the first wave wait decoded; after it, one chunk
+  // ahead of the one being dispatched (a chunk holds many blocks, each
+  // taking many cycles to simulate, and decodes far faster): what waits
+  // decoded stays one wave and a chunk, whatever the trace's length.
   std::unique_ptr<BlockCursor> open_blocks_ahead(uint32_t kernel, uint32_t first_wave) override {
-    const uint64_t blocks = std::max(reader_.block_count(kernel), 1u), chunks = reader_.chunk_count(kernel);
-    const uint64_t wave_chunks = (uint64_t(first_wave) * chunks + blocks - 1) / blocks + 1;
-    const size_t ahead = size_t(std::clamp<uint64_t>(wave_chunks, 4, 64));
-    return std::make_unique<ContainerBlockCursor>(reader_, kernel, ahead, BlockStream::Ahead::kAtOnce);
+    return std::make_unique<ContainerBlockCursor>(reader_, kernel, kChunksAheadOfDispatch, BlockStream::Ahead::kAtOnce,
+                                                  first_wave);
   }
   // From the index: no block is decoded.
   KernelSummary summarize(uint32_t kernel) override {

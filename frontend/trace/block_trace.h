@@ -42,6 +42,15 @@ struct BlockTrace {
   }
 };
 
+// Frees the storage of `block`'s warps when it holds more than `max_bytes`
+// (recycled block storage: keeping it is worth it for small blocks only).
+inline void release_if_large(BlockTrace& block, size_t max_bytes) {
+  size_t bytes = 0;
+  for (const WarpTrace& w : block.warps)
+    bytes += w.insts.capacity() * sizeof(WarpInstruction) + w.addrs.capacity() * sizeof(uint64_t);
+  if (bytes > max_bytes) block.warps = std::vector<WarpTrace>();
+}
+
 // Rewrites static ids through `map` (local table id -> kernel table id).
 inline void remap_static_ids(BlockTrace& block, const std::vector<uint32_t>& map) {
   for (WarpTrace& w : block.warps)

@@ -382,6 +382,39 @@ TEST(ChunkCodec, RepeatedWarpsCostLittle) {
   }
 }
 
+// Decoded storage is recycled from chunk to chunk; a warp that once held a
+// long trace must not keep that capacity when it is decoded again with a
+// short one (else a run's memory grows with every long warp it has decoded).
+TEST(ChunkCodec, RedecodingSmallBlocksGivesBackLargeStorage) {
+  StaticTable table;
+  const Ids ids = fill_table(table);
+  std::mt19937_64 rng(5);
+  const std::vector<BlockTrace> large = {random_block(ids, {0, 0, 0}, 4, 4000, rng)};
+  const std::vector<BlockTrace> small = {random_block(ids, {1, 0, 0}, 4, 12, rng)};
+  std::vector<BlockTrace> out;
+  decode_chunk(encode_chunk(0, 0, large, table).frame, table, out, "t");
+  ASSERT_GE(out[0].warps[0].insts.capacity(), 4000u);
+  decode_chunk(encode_chunk(0, 0, small, table).frame, table, out, "t");
+  expect_same_block(small[0], out[0], table);
+  for (const WarpTrace& w : out[0].warps) {
+    EXPECT_LE(w.insts.capacity(), std::max<size_t>(64, 4 * w.insts.size()));
+    EXPECT_LE(w.addrs.capacity(), std::max<size_t>(64, 4 * w.addrs.size()));
+  }
+}
+
+TEST(BlockTrace, ReleaseIfLargeKeepsSmallStorageOnly) {
+  StaticTable table;
+  const Ids ids = fill_table(table);
+  std::mt19937_64 rng(6);
+  BlockTrace small = random_block(ids, {0, 0, 0}, 2, 10, rng);
+  BlockTrace large = random_block(ids, {0, 0, 0}, 4, 4000, rng);
+  release_if_large(small, size_t(64) << 10);
+  release_if_large(large, size_t(64) << 10);
+  EXPECT_EQ(small.warps.size(), 2u);  // kept, to be decoded into
+  EXPECT_TRUE(large.warps.empty());
+  EXPECT_EQ(large.warps.capacity(), 0u);
+}
+
 TEST(ChunkCodec, EncodeRejectsBadInput) {
   StaticTable table;
   const Ids ids = fill_table(table);
@@ -1443,6 +1476,29 @@ TEST(BlockStream, StreamsReuseTheReadersStorage) {
       ASSERT_NE(partial.next(), nullptr);
     }
   }
+}
+
+// Opened ahead for a launch: the first wave is decoded at once, then nothing
+// more until the blocks left to hand out run low (first_blocks / 8), one
+// chunk at a time; the blocks all come through in order.
+TEST(BlockStream, DecodesTheFirstWaveThenOneChunkWhenRunningLow) {
+  ScratchDir dir("stream-wave");
+  Fixture fx;
+  const fs::path path = dir / "t.lst";
+  fx.write(path, 1, 1);  // kernel 0: ten chunks of one block
+  const ContainerReader r(path);
+  auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(30)); };
+  BlockStream s(r, 0, 1, BlockStream::Ahead::kAtOnce, 3);  // a wave of 3 blocks: refills at 1 left
+  settle();
+  EXPECT_EQ(s.chunks_claimed(), 3u);  // the wave, nothing beyond it
+  size_t n = 0;
+  while (const BlockTrace* b = s.next()) {
+    expect_same_block(fx.blocks[0][n++], *b, r.kernel_table(0));
+    settle();
+    // Never more than the chunk being consumed, the wave's rest and one more.
+    EXPECT_LE(s.chunks_claimed(), std::max<size_t>(n + 1, 3)) << "after block " << n;
+  }
+  EXPECT_EQ(n, 10u);
 }
 
 TEST(BlockStream, SeveralStreamsShareOneReader) {
