@@ -218,9 +218,8 @@ void Sm::issue(uint32_t sc, uint64_t now) {
   // it issues leaves that list only after the loop (finish_warp_if_done).
   const IssueOrder order = std::visit([&](auto& policy) { return policy.order(warps_); }, schedulers_[sc]);
   issuing_ = true;
-  for (size_t i = 0, n = order.head.size() + order.tail.size(); i < n; ++i) {
-    if (issued >= spec_.issue_width) break;
-    const uint32_t slot = i < order.head.size() ? order.head[i] : order.tail[i - order.head.size()];
+  // Offers the issue slot to the warp in `slot`; true once the sub-core's issue width is used up.
+  auto offer = [&](uint32_t slot) {
     WarpState& w = warps_[slot];
     ++considered;
     StallReason why = StallReason::kIdle;
@@ -234,14 +233,20 @@ void Sm::issue(uint32_t sc, uint64_t now) {
     } else if (w.next_resource & blocked) {
       why = w.next_resource == kIssueMemory ? StallReason::kMemory : StallReason::kUnitBusy;
     } else if (try_issue(w, slot, now, units_used, blocked, why)) {
-      ++issued;
-      continue;
+      return ++issued >= spec_.issue_width;
     }
     if (!have_reason) {
       first_reason = why;
       have_reason = true;
     }
-  }
+    return false;
+  };
+  [&] {
+    for (uint32_t slot : order.head)
+      if (offer(slot)) return;
+    for (uint32_t slot : order.tail)
+      if (offer(slot)) return;
+  }();
   issuing_ = false;
   for (uint32_t slot : finished_in_issue_) base_of(schedulers_[sc]).remove_warp(slot);
   finished_in_issue_.clear();

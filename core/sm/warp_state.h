@@ -15,32 +15,33 @@ inline constexpr uint32_t kCopyGroups = 16;  // LDGSTS groups tracked per warp
 inline constexpr uint32_t kNoCopyGroup = UINT32_MAX;
 
 struct WarpState {
-  bool active = false;
-  uint32_t block = 0;           // block slot
-  const WarpTrace* trace = nullptr;
+  // What issue reads of every warp it considers, first (one cache line).
   uint32_t next_fetch = 0;      // trace index of the next instruction to fetch
   uint32_t next_issue = 0;      // trace index of the next instruction to issue
-  uint32_t next_static = 0;     // its static instruction (index into the kernel program)
-  // The sub-core resource that instruction competes for in issue (Sm::issue):
-  // its bit in the cycle's used-resources mask (kIssueMemory, a unit class's
-  // bit, or 0 for control flow that needs none).
-  uint32_t next_resource = 0;
-  uint32_t trace_size = 0;      // instructions in its trace
   uint64_t fetch_ready = 0;     // decoded instructions up to next_fetch are issuable from this cycle
-  uint64_t fetch_blocked_until = 0;
-  uint32_t outstanding = 0;     // results not written back yet
-  uint32_t outstanding_memory = 0;
-  // LDGSTS groups: copies join the open group (number `groups_closed`);
-  // LDGDEPBAR closes it; DEPBAR waits for the closed groups to drain.
-  uint32_t groups_closed = 0;
-  std::array<uint16_t, kCopyGroups> group_pending{};
+  // The sub-core resource the next instruction competes for in issue
+  // (Sm::issue): its bit in the cycle's used-resources mask (kIssueMemory, a
+  // unit class's bit, or 0 for control flow that needs none).
+  uint32_t next_resource = 0;
+  uint32_t next_static = 0;     // the next instruction's static id (index into the kernel program)
   bool at_barrier = false;
-  bool waiting_membar = false;
   // The next instruction waits on the scoreboard: nothing to check until a
   // result of this warp is written back (the only event that clears a bit).
   bool scoreboard_blocked = false;
-  bool saw_full_exit = false;
+  bool waiting_membar = false;
+  bool active = false;
+  uint32_t trace_size = 0;      // instructions in its trace
+  uint32_t outstanding = 0;     // results not written back yet
+  uint32_t outstanding_memory = 0;
+  uint32_t block = 0;           // block slot
+  const WarpTrace* trace = nullptr;
+  uint64_t fetch_blocked_until = 0;
   uint64_t age = 0;             // launch order, for GTO
+  // LDGSTS groups: copies join the open group (number `groups_closed`);
+  // LDGDEPBAR closes it; DEPBAR waits for the closed groups to drain.
+  uint32_t groups_closed = 0;
+  bool saw_full_exit = false;
+  std::array<uint16_t, kCopyGroups> group_pending{};
   Scoreboard scoreboard;        // its registers with a result in flight
 
   // The LDGSTS group a copy issued now joins (counted pending until its writeback).
