@@ -20,8 +20,8 @@ void KernelDispatcher::RunningKernel::pull(std::vector<std::unique_ptr<BlockTrac
 
 KernelDispatcher::KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_ptr<SmModel>>& sms,
                                    const std::vector<SmView>& views, MemoryModel& memory, TraceSource& trace,
-                                   const std::vector<KernelJob>& jobs, bool memcpy_warms_l2, bool per_unit_stats,
-                                   bool drop_retirements_for_tests)
+                                   const std::vector<KernelJob>& jobs, bool memcpy_warms_l2,
+                                   CacheControl cache_control, bool per_unit_stats, bool drop_retirements_for_tests)
     : spec_(spec),
       sms_(sms),
       views_(views),
@@ -30,6 +30,7 @@ KernelDispatcher::KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_
       manifest_(trace.manifest()),
       jobs_(jobs),
       memcpy_warms_l2_(memcpy_warms_l2),
+      cache_control_(cache_control),
       per_unit_stats_(per_unit_stats),
       drop_retirements_(drop_retirements_for_tests),
       result_of_job_(jobs.size(), SIZE_MAX),
@@ -44,6 +45,7 @@ Occupancy KernelDispatcher::occupancy_of(const KernelInfo& info) const {
 
 bool KernelDispatcher::may_launch() const {
   if (next_job_ >= jobs_.size()) return false;
+  if (cache_control_ == CacheControl::kAll) return running_.empty() && memory_.idle();
   if (running_.empty()) return true;
   if (!spec_.concurrent_kernels || running_.size() >= kStatSlots) return false;
   const uint64_t stream = manifest_.kernels[jobs_[next_job_].kernel_index].cuda_stream_id;
@@ -93,6 +95,7 @@ void KernelDispatcher::launch(uint64_t now) {
   rk.first_block_at = now + spec_.launch.kernel_start_cycles;
   if (memcpy_warms_l2_)
     for (const MemcpyHtoD& copy : job.copies_before) memory_.copy_to_device(copy.address, copy.bytes);
+  if (cache_control_ == CacheControl::kAll) memory_.invalidate_caches();
   try {
     rk.launch.occupancy = occupancy_of(info);
   } catch (const std::invalid_argument& e) {

@@ -7,7 +7,9 @@
 // every running kernel has handed out all its blocks and none of them is on
 // its CUDA stream (at most kStatSlots at once, each with a statistics slot of
 // its own). A kernel's MemcpyHtoD commands run through the memory model's
-// copy engine when it launches. The next job's blocks are opened when the job
+// copy engine when it launches. With CacheControl::kAll a kernel also waits
+// until nothing runs and the memory system is idle, and the memory-side caches
+// are flushed after its copies (a profiler's cache flush between kernels). The next job's blocks are opened when the job
 // before it launches, so that they are decoded ahead (TraceSource::open_blocks_ahead).
 //
 // Dispatch: at most one block per SM per cycle; SMs are visited round robin
@@ -47,6 +49,7 @@
 #include "parallel/gpu_pieces.h"
 #include "configs/spec/gpu_spec.h"
 #include "parallel/kernel_job.h"
+#include "parallel/run_options.h"
 #include "parallel/simulation_error.h"
 
 namespace lockstep {
@@ -58,7 +61,8 @@ class KernelDispatcher {
   // per memory instance); drop_retirements_for_tests: TestSwitches::drop_retirements.
   KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_ptr<SmModel>>& sms, const std::vector<SmView>& views,
                    MemoryModel& memory, TraceSource& trace, const std::vector<KernelJob>& jobs,
-                   bool memcpy_warms_l2, bool per_unit_stats, bool drop_retirements_for_tests);
+                   bool memcpy_warms_l2, CacheControl cache_control, bool per_unit_stats,
+                   bool drop_retirements_for_tests);
   ~KernelDispatcher();
 
   // Phase A of cycle `now`: a launch when one is due, then block dispatch.
@@ -139,7 +143,9 @@ class KernelDispatcher {
   TraceSource& trace_;
   const TraceManifest& manifest_;
   const std::vector<KernelJob>& jobs_;
-  const bool memcpy_warms_l2_, per_unit_stats_, drop_retirements_;
+  const bool memcpy_warms_l2_;
+  const CacheControl cache_control_;
+  const bool per_unit_stats_, drop_retirements_;
   std::vector<KernelResult> results_;     // of the kernels launched, in job order
   std::vector<RunningKernel> running_;    // in launch order
   std::vector<std::unique_ptr<BlockTrace>> spare_blocks_;  // storage of retired blocks' traces, to decode into

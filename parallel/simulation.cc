@@ -110,6 +110,7 @@ SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOpti
   Gpu gpu(spec, options.sm_model, options.memory_model);
   report.max_cycles = options.max_cycles;
   report.memcpy_warms_l2 = options.memcpy_warms_l2;
+  report.cache_control = options.cache_control;
   // The results into the report; selected kernels without one are listed
   // with `not_started`, those cut by an error with "cut by the error".
   auto add_results = [&](std::vector<KernelResult>& results, const std::vector<uint32_t>& cut,

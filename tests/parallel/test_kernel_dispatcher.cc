@@ -55,7 +55,8 @@ struct DispatchBench {
       jobs.push_back(KernelJob{k, programs.back().get(), {}});
     }
     dispatcher = std::make_unique<KernelDispatcher>(spec, sms, views, memory, trace, jobs, /*memcpy_warms_l2=*/true,
-                                                    /*per_unit_stats=*/false, /*drop_retirements=*/false);
+                                                    CacheControl::kNone, /*per_unit_stats=*/false,
+                                                    /*drop_retirements=*/false);
   }
   // Which SMs hold an offered block; then they take it in (a tick) and the views follow.
   std::vector<bool> offered_then_tick(uint64_t now) {
