@@ -16,6 +16,7 @@ class FixedLatencyMemory final : public MemoryModel {
   void settle_ports() override {}
   LatchedQueue<MemPacket>* sm_reply_port(uint32_t) override { return nullptr; }
   void copy_to_device(uint64_t, uint64_t) override {}
+  void invalidate_caches() override {}
   bool idle() const override { return true; }
   uint64_t next_event_when_idle(uint64_t) const override { return UINT64_MAX; }
   MemoryStats take_stats(uint32_t) override { return MemoryStats{}; }

@@ -22,6 +22,8 @@
 //   allocation     (write, fill) replaces the set's LRU line when the set is
 //                  full: each of its dirty sectors is one DRAM write-back.
 //   warm           copy-engine data: written bytes, victims' write-backs dropped.
+//   invalidate     a flush between kernels (--cache-control all): every line
+//                  goes; dirty data counts as written back outside the timing.
 #include <bit>
 #include <cstdint>
 
@@ -73,6 +75,8 @@ class L2CachePolicy {
   VictimWriteBacks fill(uint64_t addr) { return writebacks_of(cache_.fill(addr)); }
   // Copy engine: bytes [addr, addr + bytes) of one sector land as written data; victims are dropped.
   void warm(uint64_t addr, uint32_t bytes);
+  // Between kernels, nothing outstanding: every line goes.
+  void invalidate() { cache_.invalidate_all(); }
 
  private:
   VictimWriteBacks writebacks_of(const Eviction& ev) const;

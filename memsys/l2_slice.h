@@ -82,6 +82,9 @@ class L2Slice {
   // its DRAM traffic is not timed (the evicted data is in DRAM as far as
   // the kernel is concerned).
   void warm(uint64_t addr, uint32_t bytes);
+  // Between kernels, with idle(): the cache loses every line (a profiler's
+  // cache flush; its write-backs are not timed, as the copy engine's are not).
+  void invalidate() { policy_.invalidate(); }
 
   // Nothing queued, in the pipeline or outstanding.
   bool idle() const;

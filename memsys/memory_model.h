@@ -44,6 +44,9 @@ class MemoryModel {
 
   // Copy engine (MemcpyHtoD): the copied bytes land in the memory as written data.
   virtual void copy_to_device(uint64_t addr, uint64_t bytes) = 0;
+  // Between kernels, with idle(): every memory-side cache loses its contents
+  // (a profiler's flush before a kernel, --cache-control all).
+  virtual void invalidate_caches() = 0;
 
   // Nothing in flight anywhere below the SMs (ports included).
   virtual bool idle() const = 0;

@@ -243,6 +243,10 @@ void MemorySystem::copy_to_device(uint64_t addr, uint64_t bytes) {
   }
 }
 
+void MemorySystem::invalidate_caches() {
+  for (auto& s : slices_) s->invalidate();
+}
+
 bool MemorySystem::idle() const {
   for (const auto* ports : {&to_memory_, &from_memory_, &to_slice_, &from_slice_})
     for (const auto& q : *ports)

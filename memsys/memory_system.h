@@ -80,6 +80,7 @@ class MemorySystem : public MemoryModel {
 
   // Copy engine (MemcpyHtoD): the copied bytes land in the L2 as written data.
   void copy_to_device(uint64_t addr, uint64_t bytes) override;
+  void invalidate_caches() override;
 
   // Nothing in flight anywhere below the SMs (ports included).
   bool idle() const override;

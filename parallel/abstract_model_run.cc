@@ -87,6 +87,9 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
       k.cycles = std::max(k.cycles, r.cycles);
       if (!r.stats.unit_issues.empty()) k.stats += r.stats;
     }
+    // The kernel-level costs, as the cycle model's dispatcher counts them:
+    // the wait before the first block and the drain after the last one.
+    if (k.cycles > 0) k.cycles += uint64_t(spec.launch.kernel_start_cycles) + spec.launch.kernel_drain_cycles;
     if (options.per_unit_stats) {
       for (AbstractSmResult& r : sms) {
         if (r.stats.unit_issues.size() < spec.sm.units.size()) r.stats.unit_issues.resize(spec.sm.units.size());

@@ -47,7 +47,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   dispatcher_.reset();
   if (jobs.empty()) return {};
   dispatcher_ = std::make_unique<KernelDispatcher>(spec_, sms_, sm_views_, *memory_, trace, jobs,
-                                                   options.memcpy_warms_l2, options.per_unit_stats,
+                                                   options.memcpy_warms_l2, options.cache_control, options.per_unit_stats,
                                                    options.tests.drop_retirements);
   KernelDispatcher& dispatcher = *dispatcher_;
   // The pieces of phase B: the clusters of SMs, the memory model's units.

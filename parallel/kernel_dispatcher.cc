@@ -20,8 +20,8 @@ void KernelDispatcher::RunningKernel::pull(std::vector<std::unique_ptr<BlockTrac
 
 KernelDispatcher::KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_ptr<SmModel>>& sms,
                                    const std::vector<SmView>& views, MemoryModel& memory, TraceSource& trace,
-                                   const std::vector<KernelJob>& jobs, bool memcpy_warms_l2, bool per_unit_stats,
-                                   bool drop_retirements_for_tests)
+                                   const std::vector<KernelJob>& jobs, bool memcpy_warms_l2,
+                                   CacheControl cache_control, bool per_unit_stats, bool drop_retirements_for_tests)
     : spec_(spec),
       sms_(sms),
       views_(views),
@@ -30,10 +30,12 @@ KernelDispatcher::KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_
       manifest_(trace.manifest()),
       jobs_(jobs),
       memcpy_warms_l2_(memcpy_warms_l2),
+      cache_control_(cache_control),
       per_unit_stats_(per_unit_stats),
       drop_retirements_(drop_retirements_for_tests),
       result_of_job_(jobs.size(), SIZE_MAX),
-      last_dispatch_(uint32_t(sms.size()) - 1) {}
+      last_dispatch_(uint32_t(sms.size()) - 1),
+      sm_free_at_(sms.size(), 0) {}
 
 KernelDispatcher::~KernelDispatcher() = default;
 
@@ -43,6 +45,7 @@ Occupancy KernelDispatcher::occupancy_of(const KernelInfo& info) const {
 
 bool KernelDispatcher::may_launch() const {
   if (next_job_ >= jobs_.size()) return false;
+  if (cache_control_ == CacheControl::kAll) return running_.empty() && memory_.idle();
   if (running_.empty()) return true;
   if (!spec_.concurrent_kernels || running_.size() >= kStatSlots) return false;
   const uint64_t stream = manifest_.kernels[jobs_[next_job_].kernel_index].cuda_stream_id;
@@ -70,7 +73,7 @@ void KernelDispatcher::launch_and_dispatch(uint64_t now, bool views_changed) {
   }
   const bool blocks_waiting =
       std::any_of(running_.begin(), running_.end(), [](const RunningKernel& rk) { return bool(rk.next); });
-  if (blocks_waiting && (views_changed || launched_)) dispatch(now);
+  if (blocks_waiting && (views_changed || launched_ || now >= rescan_at_)) dispatch(now);
   launched_ = false;
 }
 
@@ -89,8 +92,10 @@ void KernelDispatcher::launch(uint64_t now) {
   for (const RunningKernel& other : running_) used |= 1u << other.stat_slot;
   while (used >> rk.stat_slot & 1u) ++rk.stat_slot;
   rk.launch.stat_slot = rk.stat_slot;
+  rk.first_block_at = now + spec_.launch.kernel_start_cycles;
   if (memcpy_warms_l2_)
     for (const MemcpyHtoD& copy : job.copies_before) memory_.copy_to_device(copy.address, copy.bytes);
+  if (cache_control_ == CacheControl::kAll) memory_.invalidate_caches();
   try {
     rk.launch.occupancy = occupancy_of(info);
   } catch (const std::invalid_argument& e) {
@@ -128,13 +133,25 @@ void KernelDispatcher::launch(uint64_t now) {
 }
 
 void KernelDispatcher::dispatch(uint64_t now) {
-  // At most one block per SM per cycle; older kernels first.
+  // At most one block per SM per cycle; older kernels first. A block the
+  // launch costs hold back makes the scan run again when they let it go.
+  rescan_at_ = UINT64_MAX;
+  if (gpu_free_at_ > now) {
+    rescan_at_ = gpu_free_at_;
+    return;
+  }
+  const uint32_t sm_interval = std::max<uint32_t>(spec_.launch.sm_block_interval_cycles, 1);
+  const uint32_t gpu_interval = spec_.launch.block_interval_cycles;
   const uint32_t nsms = uint32_t(sms_.size()), start = last_dispatch_ + 1;
   for (uint32_t i = 0; i < nsms; ++i) {
     const uint32_t s = (start + i) % nsms;
     SmModel& sm = *sms_[s];
     for (RunningKernel& rk : running_) {
       if (!rk.next || !SmModel::can_accept(views_[s].residency, rk.launch, spec_.sm)) continue;
+      if (const uint64_t slot = block_slot(rk, s, now); slot > now) {
+        rescan_at_ = std::min(rescan_at_, slot);
+        break;  // a younger kernel's first block is no earlier
+      }
       if (sm.current_kernel() != rk.launch.kernel_index) collect_stats(s);
       sm.take_spent_blocks(spare_blocks_);
       sm.offer(rk.launch, std::move(rk.next), now);  // accepted in its tick, on its thread
@@ -142,6 +159,13 @@ void KernelDispatcher::dispatch(uint64_t now) {
       ++blocks_moved_;
       rk.pull(spare_blocks_);
       last_dispatch_ = s;
+      sm_free_at_[s] = now + sm_interval;
+      if (gpu_interval) {
+        // One block per GPU-wide interval: the scan ends here.
+        gpu_free_at_ = now + gpu_interval;
+        rescan_at_ = gpu_free_at_;
+        return;
+      }
       break;
     }
   }
@@ -158,14 +182,20 @@ void KernelDispatcher::retire(uint64_t now, bool views_changed) {
   }
   for (size_t i = 0; i < running_.size();) {
     RunningKernel& rk = running_[i];
-    if (!rk.done()) {
+    if (!rk.blocks_done()) {
+      ++i;
+      continue;
+    }
+    // The drain starts with the cycle after the last retirement (none for a kernel without blocks).
+    if (rk.ends_at == kNotDrained) rk.ends_at = rk.dispatched ? now + spec_.launch.kernel_drain_cycles : now;
+    if (now < rk.ends_at) {
       ++i;
       continue;
     }
     KernelResult& r = results_[result_of_job_[rk.job]];
-    r.cycles = now + 1 - r.start_cycle;
+    r.cycles = rk.ends_at + 1 - r.start_cycle;
     r.complete = true;
-    if (rk.dispatched == 0 && !rk.next) r.cycles = 0;  // a kernel without blocks
+    if (rk.dispatched == 0) r.cycles = 0;  // a kernel without blocks
     collect_memory_stats(r, rk.stat_slot);
     running_.erase(running_.begin() + long(i));
   }
@@ -197,11 +227,17 @@ uint64_t KernelDispatcher::warp_insts_issued() const {
 }
 
 uint64_t KernelDispatcher::next_change(uint64_t now) const {
-  for (const RunningKernel& rk : running_)
-    if (rk.next)
-      for (const SmView& view : views_)
-        if (SmModel::can_accept(view.residency, rk.launch, spec_.sm)) return now + 1;
-  return std::max(now + 1, launch_due());
+  uint64_t next = std::max(now + 1, launch_due());
+  for (const RunningKernel& rk : running_) {
+    if (rk.ends_at != kNotDrained) next = std::min(next, std::max(now + 1, rk.ends_at));
+    if (!rk.next) continue;
+    for (uint32_t s = 0; s < views_.size(); ++s)
+      if (SmModel::can_accept(views_[s].residency, rk.launch, spec_.sm)) {
+        next = std::min(next, block_slot(rk, s, now + 1));
+        if (next == now + 1) return next;
+      }
+  }
+  return next;
 }
 
 std::string KernelDispatcher::describe_running() const {

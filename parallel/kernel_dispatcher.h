@@ -7,7 +7,9 @@
 // every running kernel has handed out all its blocks and none of them is on
 // its CUDA stream (at most kStatSlots at once, each with a statistics slot of
 // its own). A kernel's MemcpyHtoD commands run through the memory model's
-// copy engine when it launches. The next job's blocks are opened when the job
+// copy engine when it launches. With CacheControl::kAll a kernel also waits
+// until nothing runs and the memory system is idle, and the memory-side caches
+// are flushed after its copies (a profiler's cache flush between kernels). The next job's blocks are opened when the job
 // before it launches, so that they are decoded ahead (TraceSource::open_blocks_ahead).
 //
 // Dispatch: at most one block per SM per cycle; SMs are visited round robin
@@ -16,13 +18,26 @@
 // at a time). The dispatcher reads only the SMs' views (SmView), which the
 // cluster pieces refresh; it offers a block, which the SM accepts in its tick.
 //
+// Kernel-level costs (LaunchSpec, keys launch.*), what a profiler counts in a
+// kernel's elapsed cycles beside its blocks' work: a kernel starts (its
+// KernelResult::start_cycle) when it launches, and its first block may go to
+// an SM launch.kernel_start_cycles later; after a block launch the next one
+// may go launch.block_interval_cycles later anywhere on the GPU, and
+// launch.sm_block_interval_cycles later to the same SM; a kernel whose blocks
+// have all retired ends launch.kernel_drain_cycles later (its cycles include
+// the drain; kernels after it wait for it). Each 0 turns its cost off, and
+// with all four 0 the dispatch is exactly the one without costs. Every
+// decision is the leader's, in phase A or C, from counters it alone keeps.
+//
 // Retirement: the blocks the views report retired are counted to their
-// kernels; a kernel whose blocks have all retired completes (KernelResult).
+// kernels; a kernel whose blocks have all retired completes (KernelResult)
+// once its drain has passed.
 //
 // Statistics: an SM's counters go to the kernel it held when it changes
 // kernel and at the end (take_results); the memory model's when the kernel
 // completes or is cut. With per-unit statistics each result also keeps them
 // per SM and per memory instance, collected at the same points.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,6 +49,7 @@
 #include "parallel/gpu_pieces.h"
 #include "configs/spec/gpu_spec.h"
 #include "parallel/kernel_job.h"
+#include "parallel/run_options.h"
 #include "parallel/simulation_error.h"
 
 namespace lockstep {
@@ -45,7 +61,8 @@ class KernelDispatcher {
   // per memory instance); drop_retirements_for_tests: TestSwitches::drop_retirements.
   KernelDispatcher(const GpuSpec& spec, std::vector<std::unique_ptr<SmModel>>& sms, const std::vector<SmView>& views,
                    MemoryModel& memory, TraceSource& trace, const std::vector<KernelJob>& jobs,
-                   bool memcpy_warms_l2, bool per_unit_stats, bool drop_retirements_for_tests);
+                   bool memcpy_warms_l2, CacheControl cache_control, bool per_unit_stats,
+                   bool drop_retirements_for_tests);
   ~KernelDispatcher();
 
   // Phase A of cycle `now`: a launch when one is due, then block dispatch.
@@ -78,7 +95,8 @@ class KernelDispatcher {
   const std::vector<KernelResult>& results() const { return results_; }
 
  private:
-  // A kernel between its launch and its last block's retirement.
+  static constexpr uint64_t kNotDrained = UINT64_MAX;
+  // A kernel between its launch and the end of its drain.
   struct RunningKernel {
     size_t job = 0;
     KernelLaunch launch;
@@ -89,11 +107,13 @@ class KernelDispatcher {
     std::unique_ptr<BlockTrace> next;  // the next block to dispatch; null once all are out
     uint64_t dispatched = 0;
     uint64_t retired = 0;
+    uint64_t first_block_at = 0;      // the first cycle a block of it may go to an SM
+    uint64_t ends_at = kNotDrained;   // the last cycle of its drain, once its last block retired
     uint8_t stat_slot = 0;
 
     // Reads the next block into `next`, into storage from `spares` when there is some.
     void pull(std::vector<std::unique_ptr<BlockTrace>>& spares);
-    bool done() const { return !next && retired == dispatched; }
+    bool blocks_done() const { return !next && retired == dispatched; }
   };
   // Whether the next job could start, given what is running.
   bool may_launch() const;
@@ -101,6 +121,11 @@ class KernelDispatcher {
   uint64_t launch_due() const;
   void launch(uint64_t now);
   void dispatch(uint64_t now);
+  // The first cycle at or after `now` in which SM `s` may take a block of `rk`
+  // as far as the launch costs go (whether it fits is the view's to say).
+  uint64_t block_slot(const RunningKernel& rk, uint32_t s, uint64_t now) const {
+    return std::max({now, rk.first_block_at, sm_free_at_[s], gpu_free_at_});
+  }
   // Moves SM `s`'s counters to the result of the kernel it holds or held last
   // (and, with per-unit statistics, to that result's entry for the SM).
   void collect_stats(uint32_t s);
@@ -118,7 +143,9 @@ class KernelDispatcher {
   TraceSource& trace_;
   const TraceManifest& manifest_;
   const std::vector<KernelJob>& jobs_;
-  const bool memcpy_warms_l2_, per_unit_stats_, drop_retirements_;
+  const bool memcpy_warms_l2_;
+  const CacheControl cache_control_;
+  const bool per_unit_stats_, drop_retirements_;
   std::vector<KernelResult> results_;     // of the kernels launched, in job order
   std::vector<RunningKernel> running_;    // in launch order
   std::vector<std::unique_ptr<BlockTrace>> spare_blocks_;  // storage of retired blocks' traces, to decode into
@@ -132,6 +159,11 @@ class KernelDispatcher {
   size_t prefetched_job_ = SIZE_MAX;
   uint32_t last_dispatch_;      // the SM that received the last block
   bool launched_ = true;        // a kernel launched since the last dispatch scan
+  // Launch costs: the first cycle the next block may launch anywhere, to each
+  // SM; a scan held back by them runs again at `rescan_at_`.
+  uint64_t gpu_free_at_ = 0;
+  std::vector<uint64_t> sm_free_at_;
+  uint64_t rescan_at_ = UINT64_MAX;
   uint64_t blocks_moved_ = 0;
 };
 

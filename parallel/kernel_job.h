@@ -20,8 +20,8 @@ struct KernelJob {
 
 struct KernelResult {
   uint32_t kernel_index = 0;
-  uint64_t start_cycle = 0;  // first cycle the kernel could dispatch a block
-  uint64_t cycles = 0;       // from start_cycle to the retirement of its last block
+  uint64_t start_cycle = 0;  // the kernel's start: the cycle it launched
+  uint64_t cycles = 0;       // from start_cycle to the end of its drain (launch.kernel_drain_cycles after its last block)
   bool truncated = false;    // stopped by the cycle budget
   bool complete = false;     // its last block retired
   Occupancy occupancy;

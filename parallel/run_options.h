@@ -5,6 +5,7 @@
 // bench, a test); simulate() and Gpu::run read it.
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,19 @@
 namespace lockstep {
 
 struct SimulationReport;
+
+// The cache state each kernel starts from, with Nsight Compute's meaning of
+// its --cache-control: kNone keeps what the kernels (and copies) before left;
+// kAll flushes every cache before each kernel, so that the kernel runs alone
+// and cold, as ncu measures it by default. (L1D and instruction caches are
+// invalidated at every kernel either way: the L1D is not coherent.)
+enum class CacheControl : uint8_t { kNone, kAll };
+inline const char* cache_control_name(CacheControl c) { return c == CacheControl::kAll ? "all" : "none"; }
+inline CacheControl parse_cache_control(const std::string& text) {
+  for (CacheControl c : {CacheControl::kNone, CacheControl::kAll})
+    if (text == cache_control_name(c)) return c;
+  throw std::invalid_argument("--cache-control " + text + ": expected all or none");
+}
 
 // Tests only: each breaks the simulation on purpose, for a check to catch it.
 // Never set them otherwise.
@@ -42,6 +56,9 @@ struct RunOptions {
   // engine below) or "abstract" (core/abstract/: pre-characterised blocks,
   // only the scheduling simulated).
   std::string model = "cycle";
+  // --cache-control: with kAll a kernel launches once the memory system is
+  // idle and nothing runs, after its copies, into flushed caches.
+  CacheControl cache_control = CacheControl::kNone;
   // The cycle model's SM model, by name (parallel/sm_models.h): "cycle".
   std::string sm_model = "cycle";
   // The memory below the SMs, by name (parallel/memory_models.h): "cycle"

@@ -66,6 +66,7 @@ SimulationReport report_header(const GpuSpec& spec, const RunOptions& options) {
   report.partition = partition_name(options.engine.partition);
   report.max_cycles = options.max_cycles;
   report.memcpy_warms_l2 = options.memcpy_warms_l2;
+  report.cache_control = options.cache_control;
   return report;
 }
 

@@ -60,6 +60,7 @@ struct SimulationReport {
   std::vector<std::string> partial_trace;  // what the trace lacked (read with --allow-partial), one line each
   uint64_t max_cycles = 0;      // the cycle budget the run had (0: none)
   bool memcpy_warms_l2 = true;  // MemcpyHtoD filled the L2
+  CacheControl cache_control = CacheControl::kNone;  // the caches each kernel started from (--cache-control)
   // Selected kernels in `kernels` only if cut (truncated), else listed here.
   std::vector<KernelNotSimulated> not_simulated;
   std::string error;  // the error that stopped the run; the report then holds what was done before it

@@ -219,6 +219,7 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
     json_string(out, r.error);
   }
   out += std::string(", \"memcpy_warm\": ") + (r.memcpy_warms_l2 ? "true" : "false");
+  out += std::string(", \"cache_control\": \"") + cache_control_name(r.cache_control) + "\"";
   out += ", \"kernels\": [";
   for (size_t i = 0; i < r.kernels.size(); ++i) {
     const KernelReport& k = r.kernels[i];

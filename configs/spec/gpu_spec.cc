@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "frontend/isa/instruction_class.h"
@@ -70,6 +71,18 @@ void GpuSpec::validate() const {
   if (sms % sms_per_cluster != 0)
     fail("gpu.sms_per_cluster", std::to_string(sms_per_cluster), "does not divide gpu.sms = " + std::to_string(sms));
   spec::at_most("gpu.kernel_launch_latency", kernel_launch_latency, spec::kMaxLatency);
+  // Kernel-level costs: a few microseconds at most on real GPUs; each must also
+  // pass before the watchdog would call the wait a deadlock.
+  const std::pair<const char*, uint32_t> launch_costs[] = {
+      {"launch.kernel_start_cycles", launch.kernel_start_cycles},
+      {"launch.block_interval_cycles", launch.block_interval_cycles},
+      {"launch.sm_block_interval_cycles", launch.sm_block_interval_cycles},
+      {"launch.kernel_drain_cycles", launch.kernel_drain_cycles}};
+  for (const auto& [key, cycles] : launch_costs) {
+    spec::at_most(key, cycles, spec::kMaxLaunchCost);
+    if (watchdog_cycles && cycles >= watchdog_cycles)
+      fail(key, cycles, "must be less than gpu.watchdog_cycles = " + std::to_string(watchdog_cycles));
+  }
   clock("clock.core_mhz", clocks.core_mhz);
   clock("clock.icnt_mhz", clocks.icnt_mhz);
   clock("clock.l2_mhz", clocks.l2_mhz);

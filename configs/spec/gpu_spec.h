@@ -23,6 +23,16 @@ struct ClockSpec {
   double dram_mhz = 850;
 };
 
+// The kernel-level costs a profiler counts in a kernel's elapsed cycles
+// (gpc__cycles_elapsed.max), all in core cycles; 0 turns each off. Keys
+// launch.*: launch_keys.cc; the model: parallel/kernel_dispatcher.h.
+struct LaunchSpec {
+  uint32_t kernel_start_cycles = 0;       // from the kernel's start to the first cycle a block may go to an SM
+  uint32_t block_interval_cycles = 0;     // GPU-wide: cycles between two consecutive block launches (0: no limit)
+  uint32_t sm_block_interval_cycles = 0;  // per SM: cycles between two blocks to the same SM (0, 1: one per cycle)
+  uint32_t kernel_drain_cycles = 0;       // from the last block's retirement to the kernel's end
+};
+
 // The unit name the ISA def and isa.extra use for the SM's LD/ST path (always present).
 inline constexpr const char* kMemoryPipelineName = "MEM";
 
@@ -33,6 +43,7 @@ struct GpuSpec {
   uint32_t sms = 80;
   uint32_t sms_per_cluster = 1;
   ClockSpec clocks;
+  LaunchSpec launch;
   SmSpec sm;
   MemorySpec memory;
   std::vector<std::string> isa_extra;

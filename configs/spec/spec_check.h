@@ -34,6 +34,7 @@ inline void within(std::string_view key, uint64_t value, uint64_t min, uint64_t 
 inline constexpr uint64_t kMaxLatency = 1000000;    // any latency or timing, in its clock's cycles
 inline constexpr uint64_t kMaxQueue = 65536;        // entries of any queue, buffer or MSHR table
 inline constexpr uint64_t kMaxPerCycle = 64;        // things done per cycle, pipelines, banks of a sub-core
+inline constexpr uint64_t kMaxLaunchCost = 100000;  // a kernel-level cost (launch.*): 50 us at 2 GHz
 
 // ASCII case-insensitive equality (config names, unit classes, GPU names).
 inline bool iequals(std::string_view a, std::string_view b) {

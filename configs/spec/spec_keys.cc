@@ -7,6 +7,7 @@ namespace lockstep::config {
 void register_every_key(ConfigSchema& schema, const std::vector<std::string>& unit_names) {
   register_gpu_keys(schema);
   register_clock_keys(schema);
+  register_launch_keys(schema);
   register_sm_keys(schema);
   for (const std::string& name : unit_names) register_unit_keys(schema, name);
   register_l1d_keys(schema);

@@ -11,6 +11,7 @@ class ConfigSchema;
 
 void register_gpu_keys(ConfigSchema& schema);    // gpu.*: GpuSpec (gpu_keys.cc)
 void register_clock_keys(ConfigSchema& schema);  // clock.*: ClockSpec (clock_keys.cc)
+void register_launch_keys(ConfigSchema& schema); // launch.*: LaunchSpec (launch_keys.cc)
 void register_sm_keys(ConfigSchema& schema);     // sm.*: SmSpec (sm_keys.cc)
 void register_unit_keys(ConfigSchema& schema, const std::string& name);  // unit.NAME.*: UnitSpec (sm_keys.cc)
 void register_l1d_keys(ConfigSchema& schema);    // l1d.*: L1dSpec (l1d_keys.cc)

@@ -22,11 +22,16 @@ int cmd_gen(const Args& args) {
   usage << "usage: lockstep gen WORKLOAD -o DIR [options]\n"
            "Writes a synthetic Accel-Sim trace (kernelslist.g, kernel-N.traceg) of WORKLOAD:\n";
   for (const std::string& name : workload_names()) usage << "  " << name << ": " << workload_summary(name) << "\n";
+  usage << "or of a microbenchmark to fit a config to your GPU (trace it there with the NVBit tracer, profile it\n"
+           "with ncu, compare or tune: --size is what it counts, not warp instructions; --sms does not apply):\n";
+  for (const std::string& name : microbenchmark_names())
+    usage << "  " << name << ": " << workload_summary(name) << "\n";
   usage << "options";
   po::options_description opts(usage.str());
   opts.add_options()("help,h", "show this help")("output,o", po::value(&output), "output directory (required)")(
       "size", po::value(&size)->default_value(size),
-      "approximate total warp instructions; K/M/G suffixes = 1e3/1e6/1e9")(
+      "approximate total warp instructions (of a microbenchmark: its FFMAs, loads or blocks); K/M/G suffixes = "
+      "1e3/1e6/1e9")(
       "seed", whole_number("seed", &seed, 0, UINT64_MAX), "random seed; same options give identical files")(
       "sms", whole_number("sms", &sms, 1, 1024), "SM count the grids are sized for")(
       "arch", po::value(&arch)->default_value(arch), "sm70 or sm80 (binary version and SASS spelling)")(

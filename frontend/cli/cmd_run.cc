@@ -39,7 +39,7 @@ std::optional<uint64_t> parse_cluster_order(const std::string& text) {
 
 int cmd_run(const Args& args) {
   std::string input, gpu, kernels, stats_json, stats_csv_file, schedule, cluster_order = "natural";
-  std::string handshake = "spin", partition = "contiguous";
+  std::string handshake = "spin", partition = "contiguous", cache_control = "none";
   std::vector<std::string> sets, config_files;
   RunOptions options;
   bool perfect = false, quiet = false, no_fast_forward = false, allow_partial = false, no_memcpy_warm = false;
@@ -81,6 +81,10 @@ int cmd_run(const Args& args) {
       "no-memcpy-warm", po::bool_switch(&no_memcpy_warm),
       "start with cold caches: MemcpyHtoD commands do not leave the copied bytes in the L2 (Accel-Sim's "
       "-gpgpu_perf_sim_memcpy 0)")(
+      "cache-control", po::value(&cache_control)->default_value("none"),
+      "the caches each kernel starts from, as Nsight Compute's --cache-control: none (what the kernels and "
+      "copies before left) or all (every cache flushed before each kernel, which then runs alone, as ncu "
+      "measures by default); the stats JSON says which")(
       "cluster-order", po::value(&cluster_order)->default_value("natural"),
       "debug: 'shuffle:SEED' ticks clusters in a random order every cycle (results must not change)")(
       "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp)(
@@ -93,6 +97,7 @@ int cmd_run(const Args& args) {
   options.engine.partition = parse_partition(partition);
   options.engine.handshake = parse_handshake(handshake);
   options.memcpy_warms_l2 = !no_memcpy_warm;
+  options.cache_control = parse_cache_control(cache_control);
   options.memory_model = perfect ? "perfect" : "cycle";
   options.engine.fast_forward = !no_fast_forward;
   options.engine.shuffle_seed = parse_cluster_order(cluster_order);

@@ -131,7 +131,7 @@ inline std::vector<uint32_t> parse_thread_list(const std::string& text, const st
 // The options every command that simulates a trace takes beside its own:
 // which GPU, config overrides, the kernels, the memory model and a cycle cap.
 struct SimulationInputs {
-  std::string gpu, kernels;
+  std::string gpu, kernels, cache_control = "none";
   std::vector<std::string> config_files;
   std::vector<std::string> sets;
   bool perfect_memory = false, no_fast_forward = false, pin = false, allow_partial = false, no_memcpy_warm = false;
@@ -147,6 +147,8 @@ struct SimulationInputs {
         "max-cycles", whole_number("max-cycles", &max_cycles, 0, UINT64_MAX), "stop each run after this many cycles")(
         "no-fast-forward", po::bool_switch(&no_fast_forward), "simulate every cycle (same results)")(
         "no-memcpy-warm", po::bool_switch(&no_memcpy_warm), "start with cold caches (MemcpyHtoD does not fill the L2)")(
+        "cache-control", po::value(&cache_control)->default_value("none"),
+        "none (caches kept across kernels) or all (flushed before each kernel, as Nsight Compute's default)")(
         "pin", po::bool_switch(&pin), "pin simulation thread i to CPU i")(
         "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp);
   }
@@ -160,6 +162,7 @@ struct SimulationInputs {
     o.max_cycles = max_cycles;
     o.engine.fast_forward = !no_fast_forward;
     o.memcpy_warms_l2 = !no_memcpy_warm;
+    o.cache_control = parse_cache_control(cache_control);
     o.engine.pin_threads = pin;
     o.warn = nullptr;
     if (!kernels.empty()) o.kernel_ids = parse_kernel_list(kernels);

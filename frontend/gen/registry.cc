@@ -19,6 +19,17 @@ constexpr Workload kWorkloads[] = {
     {"l2_read", "bandwidth: float4 loads rotating over a 1 MB buffer, > L1D and < L2 (L2-bound)", generate_l2_read},
     {"l1_read", "bandwidth: float4 loads re-reading 16 KB per block, L1D-resident after one pass (L1-bound)",
      generate_l1_read},
+    // Microbenchmarks to fit a config to a GPU (trace and profile them there): --size is
+    // the FFMAs, the loads or the blocks.
+    {"ffma_chain", "latency: one warp, --size dependent FFMAs (32 per loop iteration)", generate_ffma_chain, true},
+    {"pchase_l1", "latency: one thread chasing --size pointers over 4 KB, L1D hits after the first pass",
+     generate_pchase_l1, true},
+    {"pchase_l2", "latency: one thread chasing --size pointers over 1 MB (copied in), L1D misses, L2 hits",
+     generate_pchase_l2, true},
+    {"pchase_dram", "latency: one thread chasing --size pointers over 1 GB (not copied), misses to DRAM",
+     generate_pchase_dram, true},
+    {"empty_kernel", "kernel-level costs: --size blocks of one warp that only EXIT (launch.*)",
+     generate_empty_kernel, true},
 };
 
 }  // namespace

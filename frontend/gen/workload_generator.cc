@@ -47,7 +47,15 @@ void check_replaceable(const std::filesystem::path& dir) {
 
 std::vector<std::string> workload_names() {
   std::vector<std::string> names;
-  for (const gen::Workload& w : gen::workloads()) names.emplace_back(w.name);
+  for (const gen::Workload& w : gen::workloads())
+    if (!w.microbenchmark) names.emplace_back(w.name);
+  return names;
+}
+
+std::vector<std::string> microbenchmark_names() {
+  std::vector<std::string> names;
+  for (const gen::Workload& w : gen::workloads())
+    if (w.microbenchmark) names.emplace_back(w.name);
   return names;
 }
 

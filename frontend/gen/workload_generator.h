@@ -35,8 +35,11 @@ GenSummary generate_trace(const GenOptions& options, const std::filesystem::path
 // The checks generate_trace makes of `dir` before writing, creating nothing.
 void check_gen_output(const std::filesystem::path& dir);
 
-// Workload names, in registration order.
+// Workload names, in registration order (the microbenchmarks apart).
 std::vector<std::string> workload_names();
+// The microbenchmarks to fit a config to a GPU (ffma_chain, pchase_*,
+// empty_kernel), in registration order; generate_trace takes them as workloads.
+std::vector<std::string> microbenchmark_names();
 // One-line description of a workload ("" if unknown).
 std::string workload_summary(std::string_view name);
 

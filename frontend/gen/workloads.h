@@ -14,6 +14,9 @@ struct Workload {
   const char* name;
   const char* summary;
   void (*generate)(TraceBuilder& trace);
+  // A microbenchmark to fit a config to a GPU (one warp or empty blocks: a
+  // latency or a fixed cost, not a workload's throughput).
+  bool microbenchmark = false;
 };
 
 void generate_vecadd(TraceBuilder& trace);
@@ -24,6 +27,11 @@ void generate_reduce(TraceBuilder& trace);
 void generate_stream_copy(TraceBuilder& trace);
 void generate_l2_read(TraceBuilder& trace);
 void generate_l1_read(TraceBuilder& trace);
+void generate_ffma_chain(TraceBuilder& trace);
+void generate_pchase_l1(TraceBuilder& trace);
+void generate_pchase_l2(TraceBuilder& trace);
+void generate_pchase_dram(TraceBuilder& trace);
+void generate_empty_kernel(TraceBuilder& trace);
 
 // Every workload, in the order `lockstep gen --help` lists them.
 std::span<const Workload> workloads();

@@ -27,7 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kShipped = {"A100", "GTX1080", "H100", "QV100", "RTX2060", "RTX3070"};
+// In the order the config folder lists them (by path: "H100-PCIe.cfg" before "H100.cfg").
+const std::vector<std::string> kShipped = {"A100", "GTX1080", "H100-PCIe", "H100", "QV100", "RTX2060", "RTX3070"};
 
 std::string file_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

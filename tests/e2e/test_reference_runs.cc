@@ -197,6 +197,34 @@ TEST_F(ReferenceRuns, EveryCounterMatchesTheSavedStatisticsSequentialAndThreaded
   }
 }
 
+// With the four kernel-level costs (launch.*) at 0 every run has the cycles
+// it had before they were modelled: each kernel's gpc__cycles_elapsed.max and
+// the run's lockstep__gpu_cycles, saved in tests/reference/
+// cycles-without-launch-costs.json from the reference runs of the code
+// without them. That file is never updated: the costs only add cycles.
+TEST_F(ReferenceRuns, WithoutLaunchCostsEveryRunHasItsCyclesFromBeforeThem) {
+  std::ifstream in(std::filesystem::path(LOCKSTEP_SOURCE_DIR) / "tests" / "reference" /
+                   "cycles-without-launch-costs.json");
+  ASSERT_TRUE(in.good());
+  const nlohmann::json before = nlohmann::json::parse(in);
+  size_t compared = 0;
+  for (ReferenceRun run : reference_runs()) {
+    SCOPED_TRACE(run.name);
+    if (!before.contains(run.name)) continue;  // a run added since (a new workload): no cycles from before
+    ++compared;
+    for (const char* key : {"launch.kernel_start_cycles", "launch.block_interval_cycles",
+                            "launch.sm_block_interval_cycles", "launch.kernel_drain_cycles"})
+      run.sets.push_back(std::string(key) + "=0");
+    const nlohmann::json now = simulate_run(run, "seq", 1);
+    std::vector<uint64_t> kernels;
+    for (const nlohmann::json& k : now.at("kernels")) kernels.push_back(k.at("stats").at("gpc__cycles_elapsed.max"));
+    EXPECT_EQ(kernels, before.at(run.name).at("kernels").get<std::vector<uint64_t>>());
+    EXPECT_EQ(now.at("total").at("lockstep__gpu_cycles").get<uint64_t>(),
+              before.at(run.name).at("gpu_cycles").get<uint64_t>());
+  }
+  EXPECT_EQ(compared, before.size()) << "every saved run is still a reference run";
+}
+
 // The comparison sees a one-counter change and names it.
 TEST(ReferenceRunComparison, NamesTheCounterThatDiffers) {
   nlohmann::json a = {{"gpu", "X"},

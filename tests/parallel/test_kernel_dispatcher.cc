@@ -23,7 +23,8 @@
 namespace lockstep {
 namespace {
 
-// Four SMs with perfect memory, the trace of `dir`, one job per kernel.
+// Four SMs with perfect memory, the trace of `dir`, one job per kernel; no
+// kernel-level costs (those are tests/parallel/test_launch_costs.cc's).
 struct DispatchBench {
   GpuSpec spec;
   IsaDef isa = IsaDef::for_binary_version(70, default_config_dir());
@@ -37,7 +38,9 @@ struct DispatchBench {
 
   explicit DispatchBench(const std::filesystem::path& dir)
       : spec(load_gpu_spec("QV100", {"gpu.sms=4", "gpu.sms_per_cluster=1", "gpu.concurrent_kernels=true",
-                                     "gpu.kernel_launch_latency=10"})),
+                                     "gpu.kernel_launch_latency=10", "launch.kernel_start_cycles=0",
+                                     "launch.block_interval_cycles=0", "launch.sm_block_interval_cycles=0",
+                                     "launch.kernel_drain_cycles=0"})),
         trace(dir, nullptr) {
     for (uint32_t i = 0; i < spec.sms; ++i) sms.push_back(std::make_unique<Sm>(i, spec.sm));
     views.assign(spec.sms, SmView{});
@@ -52,7 +55,8 @@ struct DispatchBench {
       jobs.push_back(KernelJob{k, programs.back().get(), {}});
     }
     dispatcher = std::make_unique<KernelDispatcher>(spec, sms, views, memory, trace, jobs, /*memcpy_warms_l2=*/true,
-                                                    /*per_unit_stats=*/false, /*drop_retirements=*/false);
+                                                    CacheControl::kNone, /*per_unit_stats=*/false,
+                                                    /*drop_retirements=*/false);
   }
   // Which SMs hold an offered block; then they take it in (a tick) and the views follow.
   std::vector<bool> offered_then_tick(uint64_t now) {
