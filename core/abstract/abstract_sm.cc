@@ -199,6 +199,9 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
       done = std::max(done, bandwidth(l2_free_, mc.l2_sectors, k_.latencies.l2_sector_cost, now) + k_.latencies.l1_hit);
     if (mc.dram_sectors && k_.latencies.dram_sector_cost)
       done = std::max(done, bandwidth(dram_free_, mc.dram_sectors, k_.latencies.dram_sector_cost, now) + k_.latencies.l2_hit);
+    // Write-backs of the lines it evicted take DRAM time after it; nothing waits for them.
+    if (mc.dram_writebacks && k_.latencies.dram_sector_cost)
+      bandwidth(dram_free_, mc.dram_writebacks, k_.latencies.dram_sector_cost, now);
     w.memory_done = std::max(w.memory_done, done);
     view_[slot].outstanding_memory = 1;
     if ((*k_.program)[ci.static_id].space == MemSpace::kGlobalToShared) {
