@@ -9,7 +9,10 @@
 // unit. An issued instruction makes its warp wait its pre-characterised
 // delay (core/abstract/characterisation.h); a memory instruction whose data
 // comes later than in the characterisation holds back the first instruction
-// that reads its result; an SM's share of L2 and DRAM bandwidth is a queue.
+// that reads its result; an SM's share of the kernel's L2 and DRAM bandwidth
+// (share_bandwidth(), core/abstract/memory_levels.h) is a queue. Ready warps
+// are kept per sub-core (a bit each) and waiting ones in a heap by the cycle
+// they can issue, so only warps that can issue are offered to the scheduler.
 // Time jumps over cycles in which no sub-core can issue. Independent of
 // every other SM: SMs of a kernel run on any thread in any order.
 #include <array>
