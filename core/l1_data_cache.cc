@@ -4,7 +4,6 @@
 
 namespace lockstep {
 
-namespace {
 SectorCacheGeometry l1_geometry(const L1dSpec& spec, uint32_t unified_kb) {
   SectorCacheGeometry g;
   g.sets = spec.sets;
@@ -17,7 +16,12 @@ SectorCacheGeometry l1_geometry(const L1dSpec& spec, uint32_t unified_kb) {
   g.write_policy = WritePolicy::kWriteThrough;
   return g;
 }
-}  // namespace
+
+uint32_t l1_ways_for_kernel(const L1dSpec& spec, uint32_t l1_kb, uint32_t physical_ways) {
+  if (!spec.adaptive) return spec.ways;
+  const uint64_t set_bytes = uint64_t(spec.sets) * spec.line_bytes;
+  return uint32_t(std::clamp<uint64_t>(uint64_t(l1_kb) * 1024 / set_bytes, 1, physical_ways));
+}
 
 L1DataCache::L1DataCache(uint32_t sm_id, const L1dSpec& spec, uint32_t unified_kb, uint32_t queue_entries)
     : sm_id_(sm_id), spec_(spec), cache_(l1_geometry(spec, unified_kb)), mshr_(spec.mshr_entries, spec.mshr_max_merge) {
@@ -28,11 +32,7 @@ L1DataCache::L1DataCache(uint32_t sm_id, const L1dSpec& spec, uint32_t unified_k
 
 void L1DataCache::start_kernel(uint32_t l1_kb, uint8_t stat_slot) {
   stat_slot_ = stat_slot;
-  uint32_t ways = spec_.ways;
-  if (spec_.adaptive) {
-    const uint64_t set_bytes = uint64_t(spec_.sets) * spec_.line_bytes;
-    ways = uint32_t(std::clamp<uint64_t>(uint64_t(l1_kb) * 1024 / set_bytes, 1, cache_.geometry().ways));
-  }
+  const uint32_t ways = l1_ways_for_kernel(spec_, l1_kb, cache_.geometry().ways);
   if (ways != cache_.ways_in_use()) {
     cache_.set_ways(ways);  // invalidates
   } else {

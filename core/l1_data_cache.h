@@ -39,6 +39,12 @@ enum class L1Access : uint8_t {
   kAtomic,          // executed at the L2
 };
 
+// The L1D's tag array: its sets, and physical ways enough for `unified_kb`
+// when adaptive; write-through (stores do not allocate).
+SectorCacheGeometry l1_geometry(const L1dSpec& spec, uint32_t unified_kb);
+// The ways a kernel whose carve-out leaves `l1_kb` to the L1D enables.
+uint32_t l1_ways_for_kernel(const L1dSpec& spec, uint32_t l1_kb, uint32_t physical_ways);
+
 class L1DataCache {
  public:
   L1DataCache(uint32_t sm_id, const L1dSpec& spec, uint32_t unified_kb, uint32_t queue_entries);

@@ -31,8 +31,9 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
   else latencies = memory_latencies(spec);
   // Characterised with the shortest latency a global access can get (a longer one delays its readers).
   const uint32_t characterised_latency = std::min(spec.sm.perfect_memory_latency, latencies.l1_hit);
-  FirstTouchLevels levels(spec.sms);
-  KernelEncoder encoder(spec.sm, spec.sms, latencies, perfect ? nullptr : &levels);
+  std::unique_ptr<CacheHitLevels> levels;
+  if (!perfect) levels = std::make_unique<CacheHitLevels>(spec);
+  KernelEncoder encoder(spec.sm, spec.sms, latencies, levels.get());
   tbb::task_arena arena(int(std::max(1u, options.engine.threads)));
 
   size_t next = 0;
@@ -41,7 +42,7 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
     if (c.kind == TraceCommand::Kind::kMemcpy) {
       ++report.memcpys;
       report.memcpy_bytes += c.memcpy.bytes;
-      if (options.memcpy_warms_l2 && !perfect) levels.copy_to_device(c.memcpy.address, c.memcpy.bytes);
+      if (options.memcpy_warms_l2 && !perfect) levels->copy_to_device(c.memcpy.address, c.memcpy.bytes);
       continue;
     }
     if (next >= selected.size() || selected[next] != c.kernel_index) continue;
@@ -61,7 +62,8 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
       throw SimulationError("kernel " + std::to_string(info.kernel_id) + " (" + info.name.substr(0, 60) +
                             ") cannot run on " + spec.name + ": " + e.what());
     }
-    const KernelWorkload work = encoder.encode(trace, c.kernel_index, program);
+    const KernelWorkload work = encoder.encode(trace, c.kernel_index, program, kernel.launch.occupancy.l1_kb);
+    if (!perfect) share_bandwidth(kernel.latencies, work.traffic);
     const auto characterise_start = Clock::now();
     const KernelCharacterisation timing = characterise(work.blocks, program, spec.sm, characterised_latency);
     report.precharacterisation_seconds += std::chrono::duration<double>(Clock::now() - characterise_start).count();

@@ -341,7 +341,7 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
   print_stop(out, r);
   if (r.model == "abstract") {
     std::fprintf(out, "  model: abstract (pre-characterised basic blocks; memory: %s); pre-characterisation %.3f s\n",
-                 r.perfect_memory ? "perfect (sm.perfect_memory_latency)" : "fixed per-level latencies, first-touch hit levels",
+                 r.perfect_memory ? "perfect (sm.perfect_memory_latency)" : "fixed per-level latencies, hit levels from capacity-bounded L1D and L2 tag arrays, shared L2 and DRAM bandwidth",
                  r.precharacterisation_seconds);
   } else if (!r.perfect_memory) {
     double l1 = 0, l2 = 0, dram = 0, dram_bytes = 0;

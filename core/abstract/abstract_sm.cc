@@ -1,6 +1,8 @@
 #include "core/abstract/abstract_sm.h"
 
 #include <algorithm>
+#include <bit>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -16,7 +18,12 @@ AbstractSm::AbstractSm(const AbstractKernel& kernel)
       collectors_(spec_),
       warm_from_(kernel.blocks->blocks().size(), UINT64_MAX),
       subcore_ready_(spec_.subcores, UINT64_MAX),
+      ready_(spec_.subcores, 0),
+      waiting_(spec_.subcores),
       block_of_slot_(spec_.max_blocks, 0) {
+  if (spec_.max_warps > 64 * spec_.subcores)
+    throw std::invalid_argument("abstract model: more than 64 warps per sub-core (sm.max_warps / sm.subcores)");
+  for (auto& heap : waiting_) heap.reserve(spec_.max_warps);
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) schedulers_.push_back(make_warp_scheduler(spec_, sc));
   two_level_ = spec_.scheduler == WarpSchedulerPolicy::kTwoLevel;
   finishing_.reserve(spec_.max_warps);
@@ -41,8 +48,21 @@ bool AbstractSm::enter_next_block(Warp& w, uint64_t now) {
 }
 
 void AbstractSm::wake(uint32_t slot) {
-  uint64_t& ready = subcore_ready_[slot % spec_.subcores];
-  ready = std::min(ready, warps_[slot].ready_at);
+  const uint32_t sc = slot % spec_.subcores;
+  auto& heap = waiting_[sc];
+  heap.emplace_back(warps_[slot].ready_at, slot);
+  std::push_heap(heap.begin(), heap.end(), std::greater<>());
+  subcore_ready_[sc] = std::min(subcore_ready_[sc], warps_[slot].ready_at);
+}
+
+void AbstractSm::requeue(uint32_t slot, uint64_t now) {
+  const Warp& w = warps_[slot];
+  if (!w.issuing || w.at_barrier) {
+    clear_ready(slot);
+  } else if (w.ready_at > now) {
+    clear_ready(slot);
+    wake(slot);
+  }
 }
 
 void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t now) {
@@ -105,10 +125,12 @@ void AbstractSm::finish_warp(uint32_t slot, uint64_t now) {
 }
 
 void AbstractSm::release_barriers(uint64_t now) {
+  if (warps_at_barrier_ == 0) return;
   slots_.release_barriers([&](uint32_t slot) {
     Warp& w = warps_[slot];
     if (!w.at_barrier) return;
     w.at_barrier = false;
+    --warps_at_barrier_;
     w.ready_at = std::max(w.ready_at, now + w.barrier_delay);
     wake(slot);
   });
@@ -179,7 +201,8 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
     const size_t pipe = units_.free_pipeline(sc, ci.unit, now);
     if (pipe == ExecutionUnits::kNone) return false;
     units_.occupy(sc, pipe, ci.unit, now);
-    bank_extra = collectors_.collect(sc, now, (*k_.program)[ci.static_id]);
+    bank_extra = ci.bank_conflicts;
+    collectors_.claim(sc, now, bank_extra);
     units_used |= 2u << ci.unit;
     ++stats_.unit_issues[ci.unit];
   }
@@ -199,9 +222,12 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
       done = std::max(done, bandwidth(l2_free_, mc.l2_sectors, k_.latencies.l2_sector_cost, now) + k_.latencies.l1_hit);
     if (mc.dram_sectors && k_.latencies.dram_sector_cost)
       done = std::max(done, bandwidth(dram_free_, mc.dram_sectors, k_.latencies.dram_sector_cost, now) + k_.latencies.l2_hit);
+    // Write-backs of the lines it evicted take DRAM time after it; nothing waits for them.
+    if (mc.dram_writebacks && k_.latencies.dram_sector_cost)
+      bandwidth(dram_free_, mc.dram_writebacks, k_.latencies.dram_sector_cost, now);
     w.memory_done = std::max(w.memory_done, done);
     view_[slot].outstanding_memory = 1;
-    if ((*k_.program)[ci.static_id].space == MemSpace::kGlobalToShared) {
+    if (ci.async_copy) {
       uint64_t& group = w.group_done[w.groups_closed % kCopyGroups];
       group = std::max(group, done);
     }
@@ -225,6 +251,7 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
     // After the barrier opens the warp waits the warm delay: its instruction
     // fetch went on while it waited.
     w.at_barrier = true;
+    ++warps_at_barrier_;
     w.barrier_delay = ci.delay;
     slots_.arrive_at_barrier(w.block);
   } else if (ci.kind == InstKind::kLdgDepBar) {
@@ -242,36 +269,51 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
 
 void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   if (subcore_ready_[sc] > now) return;
+  auto& heap = waiting_[sc];
+  while (!heap.empty() && heap.front().first <= now) {
+    set_ready(heap.front().second);
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    heap.pop_back();
+  }
+  uint64_t next = heap.empty() ? UINT64_MAX : heap.front().first;
+  if (ready_[sc] == 0) {
+    subcore_ready_[sc] = next;
+    return;
+  }
   AnyWarpScheduler& scheduler = schedulers_[sc];
-  if (two_level_)
-    for (uint32_t slot : base_of(scheduler).resident()) view_[slot].outstanding_memory = warps_[slot].memory_done > now;
-  const IssueOrder order = std::visit([&](auto& policy) { return policy.order(view_); }, scheduler);
   uint32_t issued = 0, units_used = 0;
-  uint64_t next = UINT64_MAX;
   in_issue_ = true;
-  for (size_t i = 0, n = order.head.size() + order.tail.size(); i < n; ++i) {
+  auto offer = [&](uint32_t slot) {
+    if (!is_ready(slot)) return;
     if (issued >= spec_.issue_width) {
       next = now + 1;
-      break;
+      return;
     }
-    const uint32_t slot = i < order.head.size() ? order.head[i] : order.tail[i - order.head.size()];
-    Warp& w = warps_[slot];
-    if (!w.issuing || w.at_barrier) continue;
-    if (w.ready_at > now) {
-      next = std::min(next, w.ready_at);
-      continue;
-    }
-    if (try_issue(w, slot, sc, now, units_used)) {
-      ++issued;
-      next = now + 1;
-    } else {
-      next = std::min(next, std::max(w.ready_at, now + 1));
-    }
+    if (try_issue(warps_[slot], slot, sc, now, units_used)) ++issued;
+    requeue(slot, now);
+    if (is_ready(slot)) next = now + 1;  // held back by a busy unit: again next cycle
+  };
+  if (!two_level_ && (ready_[sc] & (ready_[sc] - 1)) == 0) {
+    // One warp can issue: the policy's order does not matter.
+    offer(uint32_t(std::countr_zero(ready_[sc])) * spec_.subcores + sc);
+  } else if (GtoScheduler* gto = std::get_if<GtoScheduler>(&scheduler)) {
+    // Greedy then oldest (GtoScheduler::order() without building the list).
+    const uint32_t greedy = gto->last_issued();
+    if (greedy != UINT32_MAX && greedy % spec_.subcores == sc) offer(greedy);
+    for (uint32_t slot : gto->by_age(view_))
+      if (slot != greedy) offer(slot);
+  } else {
+    if (two_level_)
+      for (uint32_t slot : base_of(scheduler).resident()) view_[slot].outstanding_memory = warps_[slot].memory_done > now;
+    const IssueOrder order = std::visit([&](auto& policy) { return policy.order(view_); }, scheduler);
+    for (uint32_t slot : order.head) offer(slot);
+    for (uint32_t slot : order.tail) offer(slot);
   }
   in_issue_ = false;
   for (uint32_t slot : finished_in_issue_) base_of(scheduler).remove_warp(slot);
   finished_in_issue_.clear();
-  subcore_ready_[sc] = next;
+  if (issued > 0) next = now + 1;
+  subcore_ready_[sc] = std::min(next, heap.empty() ? UINT64_MAX : heap.front().first);
 }
 
 AbstractSmResult AbstractSm::run(const SmWorkload& work) {

@@ -9,7 +9,10 @@
 // unit. An issued instruction makes its warp wait its pre-characterised
 // delay (core/abstract/characterisation.h); a memory instruction whose data
 // comes later than in the characterisation holds back the first instruction
-// that reads its result; an SM's share of L2 and DRAM bandwidth is a queue.
+// that reads its result; an SM's share of the kernel's L2 and DRAM bandwidth
+// (share_bandwidth(), core/abstract/memory_levels.h) is a queue. Ready warps
+// are kept per sub-core (a bit each) and waiting ones in a heap by the cycle
+// they can issue, so only warps that can issue are offered to the scheduler.
 // Time jumps over cycles in which no sub-core can issue. Independent of
 // every other SM: SMs of a kernel run on any thread in any order.
 #include <array>
@@ -84,6 +87,14 @@ class AbstractSm {
   void finish_warp(uint32_t slot, uint64_t now);
   void release_barriers(uint64_t now);
   void wake(uint32_t slot);
+  // Ready lists: per sub-core a bit per resident warp that may issue now
+  // (bit slot / subcores), and a min-heap of (ready_at, slot) of the warps
+  // waiting for a known cycle. An issuing warp not at a barrier is in exactly one.
+  void set_ready(uint32_t slot) { ready_[slot % spec_.subcores] |= uint64_t(1) << (slot / spec_.subcores); }
+  void clear_ready(uint32_t slot) { ready_[slot % spec_.subcores] &= ~(uint64_t(1) << (slot / spec_.subcores)); }
+  bool is_ready(uint32_t slot) const { return ready_[slot % spec_.subcores] >> (slot / spec_.subcores) & 1u; }
+  // After an issue attempt at `now`: the warp leaves the ready list if it cannot issue before a later cycle.
+  void requeue(uint32_t slot, uint64_t now);
 
   const AbstractKernel& k_;
   const SmWorkload* work_ = nullptr;
@@ -103,6 +114,9 @@ class AbstractSm {
   // not fetched yet). A warp that enters it earlier meets the same misses.
   std::vector<uint64_t> warm_from_;
   std::vector<uint64_t> subcore_ready_;   // no warp of the sub-core can issue before
+  std::vector<uint64_t> ready_;           // per sub-core
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> waiting_;  // per sub-core, heaps (std::greater)
+  uint32_t warps_at_barrier_ = 0;
   std::vector<std::pair<uint64_t, uint32_t>> finishing_;  // (cycle, warp slot): done issuing, results in flight
   std::vector<uint32_t> finished_in_issue_;
   std::vector<uint32_t> block_of_slot_;   // block slot -> index into SmWorkload::blocks

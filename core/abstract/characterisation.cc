@@ -7,6 +7,7 @@
 #include "core/occupancy.h"
 #include "core/shared_memory_banks.h"
 #include "core/sm.h"
+#include "core/sm/operand_collector.h"
 
 namespace lockstep {
 namespace {
@@ -69,6 +70,7 @@ KernelCharacterisation characterise(const BasicBlocks& blocks, const KernelProgr
     if (program[s].kind == InstKind::kMemory)
       for (uint32_t d = 0; d < program[s].num_dsts; ++d) memory_dst[program[s].dsts[d]] = 1;
 
+  const OperandCollector collectors(spec);
   out.insts.resize(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     const TimedInstruction& ti = program[ids[i]];
@@ -81,6 +83,8 @@ KernelCharacterisation characterise(const BasicBlocks& blocks, const KernelProgr
     c.memory = ti.kind == InstKind::kMemory;
     c.unit = c.memory ? kNoUnit : ti.unit;
     c.num_dsts = ti.num_dsts;
+    c.bank_conflicts = uint8_t(std::min<uint32_t>(collectors.bank_conflict_cycles(ti), UINT8_MAX));
+    c.async_copy = ti.space == MemSpace::kGlobalToShared;
     for (uint32_t k = 0; k < ti.num_srcs; ++k) c.reads_memory_result |= memory_dst[ti.srcs[k]] != 0;
     for (uint32_t k = 0; k < ti.num_dsts; ++k) c.reads_memory_result |= memory_dst[ti.dsts[k]] != 0;
     if (c.memory) {

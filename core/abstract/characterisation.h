@@ -24,6 +24,8 @@ struct CharacterisedInstruction {
   // It reads or overwrites a register a memory instruction of the kernel writes.
   bool reads_memory_result = false;
   uint8_t num_dsts = 0;
+  uint8_t bank_conflicts = 0;  // register-bank conflict cycles collecting its operands
+  bool async_copy = false;     // LDGSTS (its completion closes a DEPBAR group)
   // Memory: the latency the characterisation ran with (a longer one delays
   // the first reader); else issue to writeback of its result (0: none).
   uint32_t result_latency = 0;

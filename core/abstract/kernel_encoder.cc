@@ -9,13 +9,13 @@
 
 namespace lockstep {
 
-KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatencies& latencies, FirstTouchLevels* levels)
+KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatencies& latencies, CacheHitLevels* levels)
     : sm_(sm),
       sms_(std::max(sms, 1u)),
       latencies_(latencies),
       levels_(levels),
       shared_banks_(sm.shared_banks, sm.shared_bank_bytes) {
-  sectors_.reserve(128);
+  lines_.reserve(128);
 }
 
 MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm) {
@@ -30,36 +30,55 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
     c.latency = sm_.shared_latency + waves - 1;
     return c;
   }
-  if (ti.space == MemSpace::kConst || !levels_) return c;
-  sectors_.clear();
-  coalesce(lanes, wi.active_mask, ti.access_bytes, sm_.coalesce_threads, sectors_);
-  if (sectors_.empty()) return c;
-  // Per 128 B line: its level; the instruction waits for the slowest.
-  std::sort(sectors_.begin(), sectors_.end(), [](const SectorAccess& a, const SectorAccess& b) { return a.sector < b.sector; });
-  const bool store_or_atomic = access_op(ti.op) != SmAccessOp::kLoad;
-  uint32_t lines = 0, latency = 0, l2 = 0, dram = 0;
-  for (size_t i = 0; i < sectors_.size();) {
-    const uint64_t line = sectors_[i].sector / 4;
-    size_t j = i;
-    while (j < sectors_.size() && sectors_[j].sector / 4 == line) ++j;
-    const HitLevel level = levels_->level(sm, line, store_or_atomic);
-    latency = std::max(latency, latencies_.of(level));
-    if (level != HitLevel::kL1) l2 += uint32_t(j - i);
-    if (level == HitLevel::kDram) dram += uint32_t(j - i);
-    ++lines;
-    i = j;
+  if (ti.space == MemSpace::kConst || !levels_ || lanes.empty()) return c;
+  // The lines and sectors the lanes touch (neighbouring lanes mostly touch the line the lane before did).
+  lines_.clear();
+  const uint64_t bytes = std::clamp<uint64_t>(ti.access_bytes, 1, 128);
+  for (const uint64_t a : lanes) {
+    for (uint64_t s = a / 32; s <= (a + bytes - 1) / 32; ++s) {
+      const uint64_t lo = std::max(a, s * 32), hi = std::min(a + bytes, (s + 1) * 32);
+      const uint32_t span = uint32_t(hi - lo);
+      const uint32_t mask = (span >= 32 ? 0xffffffffu : ((1u << span) - 1u)) << (lo - s * 32);
+      const uint64_t line = s / 4;
+      LineTouch* t = nullptr;
+      if (!lines_.empty() && lines_.back().line == line) {
+        t = &lines_.back();
+      } else {
+        for (LineTouch& x : lines_)
+          if (x.line == line) t = &x;
+        if (!t) t = &lines_.emplace_back(LineTouch{line, 0, {}});
+      }
+      t->sectors |= 1u << (s % 4);
+      t->bytes[s % 4] |= mask;
+    }
   }
-  c.busy = uint16_t(std::min<uint32_t>(lines, UINT16_MAX));
+  // As the L1D decides (L1DataCache::access): local and texture always cached, global when l1d.cache_global.
+  const SmAccessOp op = access_op(ti.op);
+  const bool cached = ti.space == MemSpace::kLocal || ti.space == MemSpace::kTexture || levels_->l1_caches_global();
+  const LineAccessKind kind = op == SmAccessOp::kAtomic ? LineAccessKind::kAtomic
+                              : op == SmAccessOp::kStore ? LineAccessKind::kStore
+                              : cached                   ? LineAccessKind::kLoad
+                                                         : LineAccessKind::kLoadUncached;
+  uint32_t latency = 0, l2 = 0, dram = 0, writebacks = 0;
+  for (const LineTouch& t : lines_) {
+    const LineCost lc = levels_->access(sm, t.line * 128, t.sectors, t.bytes, kind);
+    latency = std::max(latency, latencies_.of(lc.level));
+    l2 += lc.l2_sectors;
+    dram += lc.dram_reads;
+    writebacks += lc.dram_writebacks;
+  }
+  c.busy = uint16_t(std::min<size_t>(lines_.size(), UINT16_MAX));
   c.latency = latency;
   c.l2_sectors = uint16_t(std::min<uint32_t>(l2, UINT16_MAX));
   c.dram_sectors = uint16_t(std::min<uint32_t>(dram, UINT16_MAX));
+  c.dram_writebacks = uint16_t(std::min<uint32_t>(writebacks, UINT16_MAX));
   return c;
 }
 
-KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, KernelProgram& program) {
+KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb) {
   KernelWorkload out;
   out.sms.resize(sms_);
-  if (levels_) levels_->start_kernel();
+  if (levels_) levels_->start_kernel(l1_kb);
   // Pass over the trace: each warp's fall-through runs (first static, length) and memory costs.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> runs(sms_);
   BasicBlocks::Builder builder;
@@ -91,6 +110,7 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
     }
     eb.warp_end = uint32_t(work.warps.size());
   }
+  if (levels_) out.traffic = levels_->traffic();
   out.blocks = builder.build(table, program, out.fall);
   // Runs -> basic-block paths.
   for (uint32_t sm = 0; sm < sms_; ++sm) {

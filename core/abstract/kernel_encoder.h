@@ -12,7 +12,6 @@
 #include "core/abstract/basic_blocks.h"
 #include "core/abstract/memory_levels.h"
 #include "core/abstract/sm_workload.h"
-#include "core/coalescer.h"
 #include "core/kernel_program.h"
 #include "core/shared_memory_banks.h"
 #include "frontend/trace/trace_source.h"
@@ -24,14 +23,16 @@ struct KernelWorkload {
   BasicBlocks blocks;
   std::vector<SmWorkload> sms;
   uint64_t blocks_read = 0;
+  KernelTraffic traffic;  // full memory: what the kernel moves through the L2 and DRAM
 };
 
 class KernelEncoder {
  public:
   // `levels` null: perfect memory (every global access sm.perfect_memory_latency).
-  KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatencies& latencies, FirstTouchLevels* levels);
-  // Throws TraceError for a bad trace; std::runtime_error for a path that is not whole blocks.
-  KernelWorkload encode(TraceSource& trace, uint32_t kernel, KernelProgram& program);
+  KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatencies& latencies, CacheHitLevels* levels);
+  // `l1_kb`: the L1D the kernel's carve-out leaves. Throws TraceError for a
+  // bad trace; std::runtime_error for a path that is not whole blocks.
+  KernelWorkload encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb);
 
  private:
   MemoryCost cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm);
@@ -39,8 +40,14 @@ class KernelEncoder {
   const SmSpec& sm_;
   const uint32_t sms_;
   const MemoryLatencies latencies_;
-  FirstTouchLevels* levels_;
-  std::vector<SectorAccess> sectors_;  // scratch
+  CacheHitLevels* levels_;
+  // The 128 B lines one instruction touches: sectors (bit per 32 B sector) and bytes of each.
+  struct LineTouch {
+    uint64_t line = 0;
+    uint32_t sectors = 0;
+    std::array<uint32_t, 4> bytes{};
+  };
+  std::vector<LineTouch> lines_;  // scratch
   SharedMemoryBanks shared_banks_;  // wavefronts, remembered per access pattern
 };
 

@@ -1,7 +1,11 @@
 #include "core/abstract/memory_levels.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <stdexcept>
+
+#include "core/l1_data_cache.h"
 
 namespace lockstep {
 
@@ -13,25 +17,123 @@ MemoryLatencies memory_latencies(const GpuSpec& spec) {
   out.l1_hit = m.l1d.hit_latency;
   out.l2_hit = out.l1_hit + core(2.0 * m.icnt.latency, c.icnt_mhz) + core(m.l2.latency, c.l2_mhz);
   out.dram = out.l2_hit + core(double(m.dram.tRCD) + m.dram.tCL + m.dram.extra_latency, c.dram_mhz);
-  // Bandwidth per SM: DRAM bytes per core cycle over all channels, L2 one sector per slice per L2 cycle.
-  const double sms = std::max(1u, spec.sms);
-  const double dram_bytes = double(m.dram.channels) * m.dram.bus_width_bits / 8.0 * m.dram.data_rate * c.dram_mhz / c.core_mhz;
-  const double l2_sectors = double(m.dram.channels) * m.l2.subpartitions * c.l2_mhz / c.core_mhz;
-  out.dram_sector_cost = dram_bytes > 0 ? uint32_t(std::lround(256.0 * 32.0 * sms / dram_bytes)) : 0;
-  out.l2_sector_cost = l2_sectors > 0 ? uint32_t(std::lround(256.0 * sms / l2_sectors)) : 0;
+  // A slice serves one sector per L2 cycle; a channel its bus width at the data rate.
+  const double channel_bytes = m.dram.bus_width_bits / 8.0 * m.dram.data_rate * c.dram_mhz / c.core_mhz;
+  out.slice_sector_cost = c.l2_mhz > 0 ? uint32_t(std::lround(256.0 * c.core_mhz / c.l2_mhz)) : 0;
+  out.channel_sector_cost = channel_bytes > 0 ? uint32_t(std::lround(256.0 * 32.0 / channel_bytes)) : 0;
   return out;
 }
 
-void FirstTouchLevels::copy_to_device(uint64_t address, uint64_t bytes) {
-  if (bytes == 0) return;
-  for (uint64_t line = address / 128; line <= (address + bytes - 1) / 128; ++line) l2_.insert(line);
+void share_bandwidth(MemoryLatencies& latencies, const KernelTraffic& traffic) {
+  auto most = [](const std::vector<uint64_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); };
+  auto cost = [&](const std::vector<uint64_t>& units, const std::vector<uint64_t>& sms, uint32_t unit_cost) {
+    const uint64_t busiest_sm = most(sms);
+    if (busiest_sm == 0) return uint32_t(0);
+    const uint64_t c = (most(units) * unit_cost + busiest_sm - 1) / busiest_sm;
+    return uint32_t(std::min<uint64_t>(c, UINT32_MAX));
+  };
+  latencies.l2_sector_cost = cost(traffic.slice_sectors, traffic.sm_l2_sectors, latencies.slice_sector_cost);
+  latencies.dram_sector_cost = cost(traffic.channel_sectors, traffic.sm_dram_sectors, latencies.channel_sector_cost);
 }
 
-HitLevel FirstTouchLevels::level(uint32_t sm, uint64_t line, bool store_or_atomic) {
-  const bool in_l2 = !l2_.insert(line).second;
-  if (store_or_atomic) return HitLevel::kL2;
-  if (!l1_[sm].insert(line).second) return HitLevel::kL1;
-  return in_l2 ? HitLevel::kL2 : HitLevel::kDram;
+CacheHitLevels::CacheHitLevels(const GpuSpec& spec) : spec_(spec), map_(spec.memory) {
+  const MemorySpec& m = spec.memory;
+  if (m.l1d.line_bytes != 128 || m.l1d.sector_bytes != 32 || m.l2.line_bytes != 128 || m.l2.sector_bytes != 32)
+    throw std::invalid_argument("abstract model: the L1D and L2 must have 128 B lines of 32 B sectors");
+  if (m.l2.channel_interleave_bytes < 128)
+    throw std::invalid_argument("abstract model: l2.channel_interleave_bytes must be >= 128 (a line in one slice)");
+  l1_.reserve(spec.sms);
+  for (uint32_t s = 0; s < spec.sms; ++s) l1_.emplace_back(l1_geometry(m.l1d, spec.sm.unified_l1_shared_kb));
+  for (uint32_t s = 0; s < m.l2_slices(); ++s) l2_.push_back(std::make_unique<L2CachePolicy>(m.l2));
+  traffic_.slice_sectors.assign(m.l2_slices(), 0);
+  traffic_.channel_sectors.assign(m.dram.channels, 0);
+  traffic_.sm_l2_sectors.assign(spec.sms, 0);
+  traffic_.sm_dram_sectors.assign(spec.sms, 0);
+}
+
+void CacheHitLevels::start_kernel(uint32_t l1_kb) {
+  for (SectorCache& l1 : l1_) {
+    const uint32_t ways = l1_ways_for_kernel(spec_.memory.l1d, l1_kb, l1.geometry().ways);
+    if (ways != l1.ways_in_use()) l1.set_ways(ways);
+    else l1.invalidate_all();
+  }
+  for (auto* v : {&traffic_.slice_sectors, &traffic_.channel_sectors, &traffic_.sm_l2_sectors, &traffic_.sm_dram_sectors})
+    std::fill(v->begin(), v->end(), 0);
+}
+
+void CacheHitLevels::copy_to_device(uint64_t address, uint64_t bytes) {
+  // As the cycle model's copy engine (MemorySystem::copy_to_device): only the
+  // last L2-sized part can still be there, written sector by sector.
+  const uint64_t keep = spec_.memory.l2_bytes();
+  if (bytes > keep) {
+    address += bytes - keep;
+    bytes = keep;
+  }
+  for (uint64_t a = address; a < address + bytes;) {
+    const uint64_t end = std::min(address + bytes, (a / 32 + 1) * 32);
+    const SliceAddress s = map_.locate(a);
+    l2_[s.slice]->warm(s.local, uint32_t(end - a));
+    a = end;
+  }
+}
+
+uint8_t CacheHitLevels::write_back(uint32_t slice, const VictimWriteBacks& wb) {
+  const uint32_t n = wb.count();
+  traffic_.channel_sectors[slice / spec_.memory.l2.subpartitions] += n;
+  return uint8_t(n);
+}
+
+LineCost CacheHitLevels::access(uint32_t sm, uint64_t line_addr, uint32_t sectors,
+                                const std::array<uint32_t, 4>& byte_masks, LineAccessKind kind) {
+  LineCost c;
+  SectorCache& l1 = l1_[sm];
+  uint32_t to_l2 = sectors;
+  if (kind == LineAccessKind::kLoad) {
+    for (uint32_t m = sectors; m != 0; m &= m - 1) {
+      const uint32_t s = uint32_t(std::countr_zero(m));
+      if (l1.probe(line_addr + 32 * s) == SectorState::kHit) to_l2 &= ~(1u << s);
+    }
+    if (to_l2 == 0) {
+      l1.touch(line_addr);
+      return c;
+    }
+  } else if (kind == LineAccessKind::kStore) {
+    // Write-through: a present L1 line takes the bytes.
+    for (uint32_t m = sectors; m != 0; m &= m - 1) {
+      const uint32_t s = uint32_t(std::countr_zero(m));
+      l1.write(line_addr + 32 * s, byte_masks[s], false);
+    }
+  }
+  const SliceAddress where = map_.locate(line_addr);
+  L2CachePolicy& l2 = *l2_[where.slice];
+  uint32_t dram = 0, writebacks = 0;
+  bool hit_touched = false;
+  for (uint32_t m = to_l2; m != 0; m &= m - 1) {
+    const uint32_t s = uint32_t(std::countr_zero(m));
+    const uint64_t local = where.local + 32 * s;
+    if (kind != LineAccessKind::kStore) {
+      if (L2CachePolicy::readable(l2.lookup(local))) {
+        if (!hit_touched) l2.hit(local);
+        hit_touched = true;
+      } else {
+        ++dram;
+        writebacks += write_back(where.slice, l2.fill(local));
+      }
+    }
+    if (kind == LineAccessKind::kStore || kind == LineAccessKind::kAtomic)
+      writebacks += write_back(where.slice, l2.write(local, byte_masks[s]));
+    if (kind == LineAccessKind::kLoad) l1.fill(line_addr + 32 * s);
+  }
+  const uint32_t l2_sectors = uint32_t(std::popcount(to_l2));
+  traffic_.slice_sectors[where.slice] += l2_sectors;
+  traffic_.channel_sectors[where.slice / spec_.memory.l2.subpartitions] += dram;
+  traffic_.sm_l2_sectors[sm] += l2_sectors;
+  traffic_.sm_dram_sectors[sm] += dram + writebacks;
+  c.level = dram > 0 ? HitLevel::kDram : HitLevel::kL2;
+  c.l2_sectors = uint8_t(l2_sectors);
+  c.dram_reads = uint8_t(dram);
+  c.dram_writebacks = uint8_t(writebacks);
+  return c;
 }
 
 }  // namespace lockstep

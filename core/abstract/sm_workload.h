@@ -13,7 +13,8 @@ struct MemoryCost {
   uint32_t latency = 0;       // issue -> data there, unloaded
   uint16_t busy = 1;          // cycles the LD/ST unit is held
   uint16_t l2_sectors = 0;    // sectors served by the L2 or below (bandwidth)
-  uint16_t dram_sectors = 0;  // sectors served by DRAM (bandwidth)
+  uint16_t dram_sectors = 0;  // sectors read from DRAM (bandwidth; the access waits for them)
+  uint16_t dram_writebacks = 0;  // dirty sectors it evicts from the L2 (DRAM bandwidth after it)
 };
 
 struct EncodedWarp {

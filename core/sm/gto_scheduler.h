@@ -14,6 +14,8 @@ class GtoScheduler final : public WarpScheduler {
   }
   IssueOrder order(std::span<const WarpState> warps) override;
   using WarpScheduler::order;
+  // The resident warps oldest first (order() is last_issued() moved to the front of it).
+  std::span<const uint32_t> by_age(std::span<const WarpState> warps);
 
  private:
   // The resident warps oldest first, sorted again only when a warp arrived

@@ -8,12 +8,10 @@ OperandCollector::OperandCollector(const SmSpec& spec) : banks_(std::clamp(spec.
   free_at_.assign(spec.subcores, std::vector<uint64_t>(std::max(spec.collector_units, 1u), 0));
 }
 
-uint32_t OperandCollector::collect(uint32_t subcore, uint64_t now, const TimedInstruction& ti) {
+void OperandCollector::claim(uint32_t subcore, uint64_t now, uint32_t conflict_cycles) {
   std::vector<uint64_t>& units = free_at_[subcore];
   auto unit = std::find_if(units.begin(), units.end(), [now](uint64_t t) { return t <= now; });
-  const uint32_t extra = bank_conflict_cycles(ti);
-  *unit = now + 1 + extra;
-  return extra;
+  *unit = now + 1 + conflict_cycles;
 }
 
 uint32_t OperandCollector::bank_conflict_cycles(const TimedInstruction& ti) const {

@@ -23,7 +23,13 @@ class OperandCollector {
   }
   // Claims the first free unit of `subcore` (requires available()) for `ti`;
   // returns the bank-conflict cycles it costs.
-  uint32_t collect(uint32_t subcore, uint64_t now, const TimedInstruction& ti);
+  uint32_t collect(uint32_t subcore, uint64_t now, const TimedInstruction& ti) {
+    const uint32_t extra = bank_conflict_cycles(ti);
+    claim(subcore, now, extra);
+    return extra;
+  }
+  // The same for an instruction whose bank-conflict cycles are known.
+  void claim(uint32_t subcore, uint64_t now, uint32_t conflict_cycles);
   // Extra cycles reading `ti`'s sources takes: uniform and predicate registers
   // are not in the vector banks, and an operand named twice is read once.
   uint32_t bank_conflict_cycles(const TimedInstruction& ti) const;
