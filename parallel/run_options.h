@@ -38,9 +38,13 @@ struct RunOptions {
   // -gpgpu_perf_sim_memcpy); false (--no-memcpy-warm): every kernel starts
   // with the caches as the kernels before it left them, the first with cold caches.
   bool memcpy_warms_l2 = true;
-  // The SM model, by name (parallel/sm_models.h): "cycle".
+  // The model that runs the trace, by name (parallel/run_models.h): "cycle"
+  // (the cycle model, built from sm_model and memory_model below) or
+  // "memory" (the cache-functional memory model: memory counters, no timing).
+  std::string model = "cycle";
+  // The cycle model's SM model, by name (parallel/sm_models.h): "cycle".
   std::string sm_model = "cycle";
-  // The memory below the SMs, by name (parallel/memory_models.h): "cycle"
+  // The cycle model's memory below the SMs, by name (parallel/memory_models.h): "cycle"
   // (L1D/L2/DRAM) or "perfect" (--perfect-memory: fixed latency).
   std::string memory_model = "cycle";
   // Each kernel's counters also per unit (--per-unit): per SM (KernelResult::

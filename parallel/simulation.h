@@ -40,6 +40,10 @@ struct KernelNotSimulated {
 };
 
 struct SimulationReport {
+  std::string model = "cycle";  // the model that made it (parallel/run_models.h)
+  // The counters the model measures, by name, derived figures included
+  // (stats_report.h prints only these); empty: every counter (the cycle model).
+  std::vector<std::string> measured;
   std::string gpu;
   std::vector<std::string> unit_names;
   uint32_t sm_count = 0;
@@ -68,8 +72,9 @@ struct SimulationReport {
   EngineReport engine;
 };
 
+// Runs the model RunOptions::model names (parallel/run_models.h).
 // Throws TraceError (bad trace, unknown opcode), SimulationError (watchdog,
-// kernel that cannot run) or std::invalid_argument (bad options).
+// kernel that cannot run) or std::invalid_argument (bad options, unknown model).
 SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOptions& options);
 
 // "1,3-5" -> {1,3,4,5}; throws std::invalid_argument on bad syntax.

@@ -35,6 +35,18 @@ std::vector<StatValue> derive(const SimulationReport& r, const SmStats& s, const
   return out;
 }
 
+// Whether the report's model measures counter `name` (SimulationReport::measured).
+bool measures(const SimulationReport& r, const std::string& name) {
+  return r.measured.empty() || std::find(r.measured.begin(), r.measured.end(), name) != r.measured.end();
+}
+
+// Drops the counters the report's model does not measure.
+std::vector<StatValue> only_measured(const SimulationReport& r, std::vector<StatValue> stats) {
+  if (r.measured.empty()) return stats;
+  std::erase_if(stats, [&](const StatValue& v) { return !measures(r, v.name); });
+  return stats;
+}
+
 void json_string(std::string& out, const std::string& s) {
   out.push_back('"');
   for (char c : s) {
@@ -71,11 +83,13 @@ std::vector<UnitStats> unit_stats(const SimulationReport& r, const std::vector<S
   for (uint32_t id = 0; id < sms.size(); ++id) {
     UnitStats& u = out.emplace_back();
     u.name = "cluster" + std::to_string(id / per_cluster) + ".sm" + std::to_string(id);
-    sms[id].for_each(r.unit_names, [&](const std::string& n, uint64_t v) { u.counters.push_back({n, true, v, 0}); });
+    sms[id].for_each(r.unit_names, [&](const std::string& n, uint64_t v) {
+      if (measures(r, n)) u.counters.push_back({n, true, v, 0});
+    });
   }
   memory.for_each([&](const std::string& instance, const std::string& n, uint64_t v) {
     if (out.empty() || out.back().name != instance) out.push_back({instance, {}});
-    out.back().counters.push_back({n, true, v, 0});
+    if (measures(r, n)) out.back().counters.push_back({n, true, v, 0});
   });
   return out;
 }
@@ -158,7 +172,7 @@ std::vector<StatValue> kernel_stats(const SimulationReport& r, const KernelRepor
   std::vector<StatValue> out = derive(r, k.stats, k.memory, k.cycles, k.occupancy.occupancy(), 1);
   out.push_back({"launch__shared_mem_config_size", true, uint64_t(k.occupancy.carveout_kb) * 1024, 0});
   out.push_back({"lockstep__blocks_per_sm_limit", true, k.occupancy.blocks_per_sm, 0});
-  return out;
+  return only_measured(r, std::move(out));
 }
 
 std::vector<StatValue> total_stats(const SimulationReport& r) {
@@ -175,13 +189,15 @@ std::vector<StatValue> total_stats(const SimulationReport& r) {
   out.push_back({"lockstep__gpu_cycles", true, r.gpu_cycles, 0});
   out.push_back({"lockstep__memcpys", true, r.memcpys, 0});
   out.push_back({"lockstep__memcpy_bytes", true, r.memcpy_bytes, 0});
-  return out;
+  return only_measured(r, std::move(out));
 }
 
 std::string stats_json(const SimulationReport& r, const RunProvenance& provenance) {
   std::string out = "{";
   json_producer(out, provenance);
-  out += "\"gpu\": ";
+  out += "\"model\": ";
+  json_string(out, r.model);
+  out += ", \"gpu\": ";
   json_string(out, r.gpu);
   // A run an error stopped: what it had done before, marked incomplete.
   if (!r.error.empty()) {
@@ -230,6 +246,15 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
     cycles += k.cycles;
   }
   char run[768];
+  if (!measures(r, "gpc__cycles_elapsed.max")) {
+    // A model without timing: no cycle figures, no engine.
+    std::snprintf(run, sizeof run,
+                  ",\n \"run\": {\"wall_seconds\": %.6f, \"warp_insts_per_second\": %.1f, \"threads\": %u, "
+                  "\"truncated\": %s}}\n",
+                  r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0, r.threads,
+                  r.truncated ? "true" : "false");
+    return out + run;
+  }
   std::snprintf(run, sizeof run,
                 ",\n \"run\": {\"wall_seconds\": %.6f, \"warp_insts_per_second\": %.1f, \"cycles_per_second\": %.1f, "
                 "\"threads\": %u, \"schedule\": \"%s\", \"partition\": \"%s\", \"parallel_cycles\": %llu, "
@@ -284,7 +309,47 @@ void print_stop(std::FILE* out, const SimulationReport& r) {
 
 }  // namespace
 
+namespace {
+
+// The summary of a model without timing: instructions and memory counters.
+void print_untimed_summary(std::FILE* out, const SimulationReport& r) {
+  std::fprintf(out, "lockstep run on %s (%u SMs), model %s (no timing: no cycles, IPC or stalls)\n", r.gpu.c_str(),
+               r.sm_count, r.model.c_str());
+  uint64_t insts = 0;
+  for (const KernelReport& k : r.kernels) {
+    const std::string name = k.name.size() > 48 ? k.name.substr(0, 45) + "..." : k.name;
+    std::fprintf(out, "  kernel %-3u %-48s %12" PRIu64 " warp insts  (%u blocks/SM, %s)\n", k.kernel_id, name.c_str(),
+                 k.stats.warp_insts, k.occupancy.blocks_per_sm, k.occupancy.limited_by);
+    insts += k.stats.warp_insts;
+  }
+  std::fprintf(out, "  total: %zu kernels, %" PRIu64 " warp instructions\n", r.kernels.size(), insts);
+  print_stop(out, r);
+  double l1 = 0, l2 = 0;
+  uint64_t l1_sectors = 0, l2_reads = 0, l2_writes = 0, dram_reads = 0, dram_writes = 0;
+  for (const StatValue& v : total_stats(r)) {
+    if (v.name == "l1tex__t_sector_hit_rate.pct") l1 = v.real;
+    if (v.name == "lts__t_sector_op_read_hit_rate.pct") l2 = v.real;
+    if (v.name == "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") l1_sectors = v.integer;
+    if (v.name == "lts__t_sectors_op_read.sum") l2_reads = v.integer;
+    if (v.name == "lts__t_sectors_op_write.sum") l2_writes = v.integer;
+    if (v.name == "dram__sectors_read.sum") dram_reads = v.integer;
+    if (v.name == "dram__sectors_write.sum") dram_writes = v.integer;
+  }
+  std::fprintf(out,
+               "  memory: L1 global-load sectors %" PRIu64 " (hit %.1f%%), L2 read sectors %" PRIu64
+               " (hit %.1f%%), L2 write sectors %" PRIu64 ", DRAM sectors read %" PRIu64 ", written %" PRIu64 "\n",
+               l1_sectors, l1, l2_reads, l2, l2_writes, dram_reads, dram_writes);
+  std::fprintf(out, "  run: %.3f s wall, %.0f warp insts/s, %u thread(s)\n", r.wall_seconds,
+               r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0, r.threads);
+}
+
+}  // namespace
+
 void print_summary(std::FILE* out, const SimulationReport& r) {
+  if (!measures(r, "gpc__cycles_elapsed.max")) {
+    print_untimed_summary(out, r);
+    return;
+  }
   std::fprintf(out, "lockstep run on %s (%u SMs)\n", r.gpu.c_str(), r.sm_count);
   uint64_t insts = 0, cycles = 0;
   for (const KernelReport& k : r.kernels) {

@@ -11,6 +11,7 @@
 #include "frontend/convert/open_trace.h"
 #include "frontend/io/output_file.h"
 #include "configs/spec/gpu_config.h"
+#include "parallel/run_models.h"
 #include "parallel/simulation.h"
 #include "parallel/stats_csv.h"
 #include "parallel/stats_report.h"
@@ -46,6 +47,9 @@ int cmd_run(const Args& args) {
       "usage: lockstep run TRACE [options]\n"
       "TRACE: a .lst file or an Accel-Sim trace directory / kernelslist.g (read while streaming)\noptions");
   opts.add_options()("help,h", "show this help")(
+      "model", po::value(&options.model)->default_value("cycle"),
+      "the model: cycle (cycle by cycle: cycles, IPC, stalls, every counter) or memory (cache-functional: the L1, "
+      "L2 and DRAM sector and hit counters only, no timing, much faster)")(
       "gpu", po::value(&gpu), "GPU config by name (configs/gpus/NAME.cfg); default: the trace's architecture")(
       "config", po::value(&config_files)->composing(), kConfigHelp)(
       "set", po::value(&sets)->composing(), "override a config key: --set sm.max_warps=48 (repeatable)")(
@@ -83,6 +87,7 @@ int cmd_run(const Args& args) {
       "quiet,q", po::bool_switch(&quiet), "no summary or progress");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
+  find_run_model(options.model);  // an unknown name is reported before any work
   if (schedule.empty()) schedule = options.engine.threads > 1 ? "para1" : "seq";
   options.engine.schedule = parse_schedule(schedule);
   options.engine.partition = parse_partition(partition);
@@ -141,6 +146,7 @@ int cmd_run(const Args& args) {
   provenance.gpu_config = which;
   for (const std::string& f : config_files) provenance.gpu_config += (provenance.gpu_config.empty() ? "" : " + ") + f;
   provenance.sets = sets;
+  provenance.model = options.model;
   provenance.command_line = shell_command_line("lockstep run", args);
   // What was done is reported also when a later kernel fails: the summary
   // and the JSON, marked incomplete, if some kernel finished (the CSV, which
