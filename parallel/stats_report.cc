@@ -195,9 +195,14 @@ std::vector<StatValue> total_stats(const SimulationReport& r) {
 std::string stats_json(const SimulationReport& r, const RunProvenance& provenance) {
   std::string out = "{";
   json_producer(out, provenance);
-  out += "\"model\": ";
-  json_string(out, r.model);
-  out += ", \"gpu\": ";
+  // Another model than the cycle model says so at the top level (the cycle
+  // model's files keep their layout; "producer" names the model in every file).
+  if (r.model != "cycle") {
+    out += "\"model\": ";
+    json_string(out, r.model);
+    out += ", ";
+  }
+  out += "\"gpu\": ";
   json_string(out, r.gpu);
   // A run an error stopped: what it had done before, marked incomplete.
   if (!r.error.empty()) {

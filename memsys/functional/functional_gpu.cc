@@ -1,5 +1,6 @@
 #include "memsys/functional/functional_gpu.h"
 
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -7,9 +8,12 @@
 
 namespace lockstep {
 
+// `threads` workers, also more than the cores (oneTBB's default limit is the cores).
 struct FunctionalGpu::Arena {
+  tbb::global_control workers;
   tbb::task_arena arena;
-  explicit Arena(uint32_t threads) : arena(int(threads)) {}
+  explicit Arena(uint32_t threads)
+      : workers(tbb::global_control::max_allowed_parallelism, threads), arena(int(threads)) {}
 };
 
 FunctionalGpu::FunctionalGpu(const GpuSpec& spec, uint32_t threads, bool per_unit_stats)
