@@ -87,8 +87,9 @@ int cmd_verify(const Args& args) {
   }
   std::printf("lockstep verify: %s on %s, %zu runs, each compared with its model's one-thread run as it ends\n",
               input.c_str(), spec.name.c_str(), total_runs);
-  std::printf("  %-7s %-8s %7s  %-12s %10s %14s  %s\n", "model", "schedule", "threads", "partition", "wall s",
-              "warp insts/s", "counters");
+  // A model without schedules shows its name in the schedule column.
+  std::printf("  %-8s %7s  %-12s %10s %14s  %s\n", "schedule", "threads", "partition", "wall s", "warp insts/s",
+              "counters");
   std::fflush(stdout);
 
   std::optional<SimulationReport> reference;
@@ -107,8 +108,8 @@ int cmd_verify(const Args& args) {
     uint64_t insts = 0;
     for (const KernelReport& k : report.kernels) insts += k.stats.warp_insts;
     const std::vector<std::string> diff = reference ? differences(*reference, report, 10) : std::vector<std::string>{};
-    std::printf("  %-7s %-8s %7u  %-12s %10.3f %14.0f  %s\n", model.c_str(), model == "cycle" ? schedule_name(schedule) : "-",
-                n, label.c_str(), report.wall_seconds, report.wall_seconds > 0 ? double(insts) / report.wall_seconds : 0.0,
+    std::printf("  %-8s %7u  %-12s %10.3f %14.0f  %s\n", model == "cycle" ? schedule_name(schedule) : model.c_str(), n,
+                label.c_str(), report.wall_seconds, report.wall_seconds > 0 ? double(insts) / report.wall_seconds : 0.0,
                 !reference ? "reference" : diff.empty() ? "identical" : "DIFFER");
     for (const std::string& d : diff) std::printf("    %s\n", d.c_str());
     std::fflush(stdout);
