@@ -89,6 +89,7 @@ class Script {
     program_.extend(table_);
     return program_;
   }
+  const StaticTable& table() const { return table_; }
 
   struct Issue {
     uint64_t cycle;

@@ -194,5 +194,59 @@ TEST_F(FunctionalSmTest, ABlockBecomesResidentWhenASlotFrees) {
   EXPECT_EQ(s.l1.global_ld_hit_sectors, 4u) << "the second block runs after the first, on the same L1";
 }
 
+// Blocks of a vector, in order.
+class VectorCursor : public BlockCursor {
+ public:
+  explicit VectorCursor(std::vector<BlockTrace> blocks) : blocks_(std::move(blocks)) {}
+  bool next(BlockTrace& out) override {
+    if (next_ == blocks_.size()) return false;
+    out = blocks_[next_++];
+    return true;
+  }
+
+ private:
+  std::vector<BlockTrace> blocks_;
+  size_t next_ = 0;
+};
+
+// Block i goes to SM i (round robin), and each L2 slice takes the SMs'
+// requests by (step, SM id): SM 0's first load, SM 1's first, SM 0's second,
+// SM 1's second. In a one-line L2 the two SMs' lines then evict each other
+// every time (4 DRAM reads, no hit), on one thread or several; SM 0's
+// requests all before SM 1's would hit twice.
+TEST(FunctionalGpuRules, TheL2TakesTheSmsRequestsByStepThenSm) {
+  GpuSpec spec = load_gpu_spec("QV100");
+  spec.sms = 2;
+  spec.memory.l2.sets = 1;
+  spec.memory.l2.ways = 1;
+  spec.memory.l2.set_hash = IndexHash::kLinear;
+  spec.memory.l1d.cache_global = false;  // every load reaches the L2
+  const AddressMap map(spec.memory);
+  const uint64_t a = 0x100000;
+  uint64_t b = a + 128;
+  while (map.slice(b) != map.slice(a)) b += 128;
+  for (uint32_t threads : {1u, 2u}) {
+    test::Script script(spec.sm);
+    const uint32_t load = script.inst("LDG.E", {2}, {4}, 4);
+    std::vector<BlockTrace> blocks(2);
+    for (int i = 0; i < 2; ++i) {
+      script.add(blocks[0], 0, load, {a});
+      script.add(blocks[1], 0, load, {b});
+    }
+    FunctionalGpu gpu(spec, threads, true);
+    VectorCursor cursor(blocks);
+    Occupancy o;
+    o.blocks_per_sm = 1;
+    o.warps_per_block = 1;
+    o.l1_kb = 128;
+    const FunctionalKernelResult r = gpu.run_kernel(script.program(), script.table(), cursor, o);
+    EXPECT_EQ(r.sm_stats.at(0).global_ld_sectors, 2u) << "block 0 on SM 0";
+    EXPECT_EQ(r.sm_stats.at(1).global_ld_sectors, 2u) << "block 1 on SM 1";
+    EXPECT_EQ(r.memory.l2.read_sectors, 4u);
+    EXPECT_EQ(r.memory.l2.read_hits, 0u) << threads << " thread(s)";
+    EXPECT_EQ(r.memory.dram.read_sectors, 4u) << threads << " thread(s)";
+  }
+}
+
 }  // namespace
 }  // namespace lockstep
