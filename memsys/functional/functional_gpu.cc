@@ -82,10 +82,16 @@ FunctionalKernelResult FunctionalGpu::run_kernel(KernelProgram& program, const S
     sm->take_spent_blocks(spare_blocks_);
   }
   const uint64_t wave = uint64_t(nsms) * occupancy.blocks_per_sm;
-  bool exhausted = false;
+  bool exhausted = false, waiting = true;
+  uint64_t step_limit = kStepsPerChunk, given = 0;
+  const auto any_starved = [&] {
+    return std::any_of(sms_.begin(), sms_.end(), [](const auto& sm) { return sm->starved(); });
+  };
   for (;;) {
-    // A wave of blocks to their SMs, in trace order.
-    for (uint64_t given = 0; !exhausted && given < wave; ++given) {
+    // Blocks to their SMs, in trace order: a full wave first; then, once
+    // every SM is starved or done, until every starved SM has its next block.
+    while (waiting && !exhausted && (given < wave || any_starved())) {
+      ++given;
       std::unique_ptr<BlockTrace> block;
       if (spare_blocks_.empty()) {
         block = std::make_unique<BlockTrace>();
@@ -102,15 +108,18 @@ FunctionalKernelResult FunctionalGpu::run_kernel(KernelProgram& program, const S
       sms_[next_sm_]->give(std::move(block));
       next_sm_ = next_sm_ + 1 == nsms ? 0 : next_sm_ + 1;
     }
-    for_each(nsms, [&](uint32_t s) { sms_[s]->run(!exhausted); });
+    for_each(nsms, [&](uint32_t s) { sms_[s]->run(!exhausted, step_limit); });
     for_each(l2_.slices(), [&](uint32_t s) { merge_into_slice(s); });
-    bool idle = true;
+    bool idle = true;  // every SM done
+    waiting = true;    // every SM done or starved
     for (auto& sm : sms_) {
       sm->clear_requests();
       sm->take_spent_blocks(spare_blocks_);
       idle &= sm->idle();
+      waiting &= sm->idle() || sm->starved();
     }
     if (exhausted && idle) break;
+    if (!waiting) step_limit += kStepsPerChunk;  // an SM stopped at the limit: the next chunk of steps
   }
   FunctionalKernelResult r;
   if (per_unit_) r.sm_stats.resize(nsms);

@@ -9,14 +9,18 @@
 // scheduler's round robin, exact for the first wave and an approximation
 // after it (the cycle model places a block where one retired first).
 //
-// Rounds: the blocks are read in trace order, one wave (SMs x blocks per SM)
-// per round, and handed to their SMs; then every SM runs until it needs a
-// block of the next round (in parallel, one task per SM), then every L2
-// slice takes the round's requests of all SMs, merged by (step, SM id) — each
-// SM's requests in its own order, the SMs interleaved by their progress —
-// (in parallel, one task per slice). What an SM or a slice computes depends
-// only on the trace and the config, never on the threads: results are
-// identical for any thread count. Memory holds one round's blocks and requests.
+// Rounds: the blocks are read in trace order and handed to their SMs, a
+// full wave (SMs x blocks per SM) first; then every SM runs until it needs a
+// block not read yet or its step (memory instructions so far) reaches the
+// chunk's limit (in parallel, one task per SM), then every L2 slice takes the
+// chunk's requests of all SMs, merged by (step, SM id) — each SM's requests in
+// its own order, the SMs interleaved by their progress — (in parallel, one
+// task per slice). The next chunk raises the limit by kStepsPerChunk; once
+// every SM needs a block or is done, blocks are read until every SM that
+// needs one has it. What an SM or a slice computes depends only on the trace
+// and the config, never on the threads: results are identical for any thread
+// count. Memory holds the resident blocks, at most one block given ahead per
+// SM, and one chunk's requests.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -42,6 +46,9 @@ struct FunctionalKernelResult {
 
 class FunctionalGpu {
  public:
+  // The steps (memory instructions per SM) between two L2 phases.
+  static constexpr uint64_t kStepsPerChunk = 256;
+
   // `threads`: at most this many run the SMs and the slices (1: all on the caller's thread).
   FunctionalGpu(const GpuSpec& spec, uint32_t threads, bool per_unit_stats);
   ~FunctionalGpu();

@@ -24,6 +24,7 @@ void FunctionalSm::start_kernel(const KernelProgram& program, const Occupancy& o
   warps_.clear();
   position_ = 0;
   step_ = 0;
+  starved_ = false;
   l1_.start_kernel(occupancy.l1_kb);  // the L1 is not coherent: invalidated per kernel
 }
 
@@ -53,9 +54,11 @@ void FunctionalSm::place_queued() {
   }
 }
 
-void FunctionalSm::run(bool more_coming) {
+void FunctionalSm::run(bool more_coming, uint64_t step_limit) {
   place_queued();
+  starved_ = false;
   for (;;) {
+    if (step_ >= step_limit) return;
     if (position_ >= warps_.size()) {
       // A pass over the resident warps is over: drop the ended ones, start the next.
       warps_.erase(std::remove_if(warps_.begin(), warps_.end(), [](const Warp& w) { return w.done; }), warps_.end());
@@ -75,7 +78,10 @@ void FunctionalSm::run(bool more_coming) {
       queued_.pop_front();
       place(slot, std::move(block));
     }
-    if (!slots_[slot].trace && more_coming) return;  // resumes here once the next block is given
+    if (!slots_[slot].trace && more_coming) {
+      starved_ = true;  // resumes here once the next block is given
+      return;
+    }
   }
 }
 

@@ -17,7 +17,8 @@
 // (give()); one becomes resident when a slot frees (up to the kernel's
 // blocks per SM). When a block retires and none is queued, run() stops
 // right there until the next is given (or the kernel has no more), so what
-// the SM does does not depend on when blocks are handed over. The SM
+// the SM does does not depend on when blocks are handed over; nor does it
+// depend on where run() stops for a step limit. The SM
 // allocates nothing per instruction; it keeps at most its resident blocks
 // and those given ahead.
 #include <cstdint>
@@ -48,10 +49,14 @@ class FunctionalSm {
   // The next block placed on this SM.
   void give(std::unique_ptr<BlockTrace> block) { queued_.push_back(std::move(block)); }
   // Runs until a retired block's slot needs a block not given yet (when
-  // `more_coming`), or until every given block has retired.
-  void run(bool more_coming);
+  // `more_coming`: starved()), until every given block has retired (idle()),
+  // or until its step reaches `step_limit` (checked before each warp's turn).
+  void run(bool more_coming, uint64_t step_limit = UINT64_MAX);
   // No block resident or queued.
   bool idle() const { return resident_blocks_ == 0 && queued_.empty(); }
+  // The last run() stopped for a block not given yet, and none has been given since.
+  bool starved() const { return starved_ && queued_.empty(); }
+  uint64_t step() const { return step_; }
 
   // The L2 requests made since the last clear_requests(), for `slice`, in issue order.
   std::span<const L2Request> requests(uint32_t slice) const { return requests_[slice]; }
@@ -93,6 +98,7 @@ class FunctionalSm {
   std::vector<Warp> warps_;  // resident warps in residency order (ended ones dropped after each pass)
   size_t position_ = 0;      // the warp whose turn is next
   uint64_t step_ = 0;        // memory instructions looked up in this kernel
+  bool starved_ = false;
   std::vector<SectorAccess> sectors_;  // scratch: one instruction's coalesced sectors
   std::vector<uint64_t> missed_;       // scratch: sectors one instruction fetched, filled at its end
   std::vector<std::vector<L2Request>> requests_;  // per slice
