@@ -19,6 +19,12 @@ void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_by
         const uint64_t lo = std::max(a, s * kSectorBytes), hi = std::min(a + bytes, (s + 1) * kSectorBytes);
         const uint32_t span = uint32_t(hi - lo), offset = uint32_t(lo - s * kSectorBytes);
         const uint32_t m = (span >= 32 ? 0xffffffffu : ((1u << span) - 1u)) << offset;
+        // Consecutive lanes mostly share the sector just added: look there first
+        // (a group's sectors are distinct, so this is the one find_if would find).
+        if (out.size() > group_begin && out.back().sector == s) {
+          out.back().byte_mask |= m;
+          continue;
+        }
         auto it = std::find_if(out.begin() + long(group_begin), out.end(), [s](const SectorAccess& x) { return x.sector == s; });
         if (it == out.end()) {
           out.push_back(SectorAccess{s, m});

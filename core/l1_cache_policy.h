@@ -46,11 +46,7 @@ class L1CachePolicy {
   // A new kernel whose carve-out leaves `l1_kb` to the L1: invalidate, resize.
   void start_kernel(uint32_t l1_kb);
   // A cached load of the sector of addr: true when it hits (the line becomes most recently used).
-  bool load_hits(uint64_t addr) {
-    if (cache_.probe(addr) != SectorState::kHit) return false;
-    cache_.touch(addr);
-    return true;
-  }
+  bool load_hits(uint64_t addr) { return cache_.read_hit(addr); }
   // A store's bytes: a present line is updated, an absent one is not allocated.
   void store(uint64_t addr, uint32_t byte_mask) { cache_.write(addr, byte_mask, false); }
   // A cached load's sector arrived: allocate on fill.

@@ -65,6 +65,8 @@ class L2CachePolicy {
 
   // A read or atomic served by its readable sector: the line becomes most recently used.
   void hit(uint64_t addr) { cache_.touch(addr); }
+  // readable(lookup(addr)), and then hit(addr), with one lookup.
+  bool hit_if_readable(uint64_t addr) { return cache_.read_hit(addr); }
   // Write-validate the bytes of byte_mask into the sector of addr (see above).
   VictimWriteBacks write(uint64_t addr, uint32_t byte_mask) { return writebacks_of(cache_.write(addr, byte_mask, true)); }
   // The write-backs write(addr, ...) or fill(addr) would cause now (nothing changes).

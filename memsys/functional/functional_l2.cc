@@ -18,8 +18,7 @@ void FunctionalL2Slice::fetch(uint64_t local) {
 
 void FunctionalL2Slice::read(uint64_t local) {
   ++stats_.read_sectors;
-  if (L2CachePolicy::readable(policy_.lookup(local))) {
-    policy_.hit(local);
+  if (policy_.hit_if_readable(local)) {
     ++stats_.read_hits;
     return;
   }
@@ -34,11 +33,7 @@ void FunctionalL2Slice::write(uint64_t local, uint32_t byte_mask) {
 
 void FunctionalL2Slice::atomic(uint64_t local, uint32_t byte_mask) {
   ++stats_.atomic_sectors;
-  if (L2CachePolicy::readable(policy_.lookup(local))) {
-    policy_.hit(local);
-  } else {
-    fetch(local);
-  }
+  if (!policy_.hit_if_readable(local)) fetch(local);
   // The read-modify-write leaves the accessed bytes written and dirty.
   write_back(policy_.write(local, byte_mask));
 }
