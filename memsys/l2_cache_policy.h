@@ -13,7 +13,7 @@
 //                  missing line, missing sector, or a sector only partly
 //                  written ("lazy fetch on read": the fetched data merges
 //                  under the written bytes on fill).
-//   write          write-validate: never fetches. Installs its bytes as
+//   write          write-validate (l2.write_validate, the default): never fetches. Installs its bytes as
 //                  present and dirty, allocating the line if absent (a write
 //                  "hit" when the line was present). An atomic, once its
 //                  sector is readable, writes its bytes the same way.
@@ -22,6 +22,10 @@
 //   allocation     (write, fill) replaces the set's LRU line when the set is
 //                  full: each of its dirty sectors is one DRAM write-back.
 //   warm           copy-engine data: written bytes, victims' write-backs dropped.
+//   fetch on write l2.write_validate = false (the paper's plain write-back,
+//                  write-allocate L2): a write to a sector that is not
+//                  readable reads it from DRAM first (write_needs_fetch; the
+//                  owner fills, then writes). The timed slice rejects it.
 #include <bit>
 #include <cstdint>
 
@@ -59,6 +63,8 @@ class L2CachePolicy {
   static bool readable(SectorState state) { return state == SectorState::kHit; }
   // A write finding `state` counts as a write hit (its line was present).
   static bool write_hit(SectorState state) { return state != SectorState::kLineMiss; }
+  // A write to the sector of addr must first read it from DRAM (l2.write_validate = false, and not readable).
+  bool write_needs_fetch(uint64_t addr) const { return !write_validate_ && !readable(lookup(addr)); }
   // The sectors of the line holding addr (bit s: sector s) among `sectors`
   // that a read would have to fetch.
   uint32_t sectors_to_fetch(uint64_t addr, uint32_t sectors) const;
@@ -80,6 +86,7 @@ class L2CachePolicy {
   VictimWriteBacks writebacks_of(const Eviction& ev) const;
 
   SectorCache cache_;
+  bool write_validate_;
 };
 
 }  // namespace lockstep

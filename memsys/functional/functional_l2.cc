@@ -28,6 +28,7 @@ void FunctionalL2Slice::read(uint64_t local) {
 void FunctionalL2Slice::write(uint64_t local, uint32_t byte_mask) {
   ++stats_.write_sectors;
   if (L2CachePolicy::write_hit(policy_.lookup(local))) ++stats_.write_hits;
+  if (policy_.write_needs_fetch(local)) fetch(local);  // fetch on write (l2.write_validate = false)
   write_back(policy_.write(local, byte_mask));
 }
 

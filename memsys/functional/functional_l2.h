@@ -1,7 +1,8 @@
 #pragma once
 // The L2 slices and DRAM traffic of the cache-functional memory model
 // (papers/cache-functional-memory-model.txt §4.1, §3.3): each slice a
-// L2CachePolicy (sectored, write-back, write-validate, LRU, IPOLY set hash;
+// L2CachePolicy (sectored, write-back, write-validate or fetch on write per
+// l2.write_validate, LRU, IPOLY set hash;
 // the decisions the timed slice makes, memsys/l2_slice.h), taking requests
 // one after another with no timing. A read or atomic that finds no readable
 // sector is one DRAM read and fills the sector at once; every dirty sector

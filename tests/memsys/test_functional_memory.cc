@@ -72,6 +72,21 @@ TEST(FunctionalL2Rules, WriteValidateAvoidsTheDramRead) {
   EXPECT_EQ(slice.dram_stats().read_sectors, 1u);
 }
 
+// l2.write_validate = false: the paper's plain write-back L2 (§3.3, Figure 4)
+// reads a written sector from DRAM first unless it is readable.
+TEST(FunctionalL2Rules, FetchOnWriteReadsTheSectorFirst) {
+  L2Spec spec = two_way_l2();
+  spec.write_validate = false;
+  FunctionalL2Slice slice(spec);
+  slice.write(0, 0x0000000fu);
+  EXPECT_EQ(slice.dram_stats().read_sectors, 1u);
+  slice.write(0, 0x000000f0u);  // now readable: no second read
+  EXPECT_EQ(slice.dram_stats().read_sectors, 1u);
+  slice.read(0);
+  EXPECT_EQ(slice.stats().read_hits, 1u);
+  EXPECT_EQ(slice.dram_stats().read_sectors, 1u);
+}
+
 // An atomic needs its sector: fetched when absent, then written (dirty).
 TEST(FunctionalL2Rules, AnAtomicFetchesItsSectorAndLeavesItDirty) {
   FunctionalL2Slice slice(two_way_l2());
