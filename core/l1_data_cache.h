@@ -14,36 +14,23 @@
 // data bank — and reports each access's completion through a callback: hits
 // after l1d.hit_latency, misses when their reply arrives. Replies are taken
 // from the reply port, one per cycle. It is one implementation of the SM
-// memory port (core/sm_memory_port.h) and counts into its own L1Stats.
+// memory port (core/sm_memory_port.h) and counts into its own L1Stats. Every
+// cache decision is the L1CachePolicy's (l1_cache_policy.h).
 #include <cstdint>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "core/coalescer.h"
+#include "core/l1_cache_policy.h"
 #include "core/l1_stats.h"
 #include "core/sm_memory_access.h"
 #include "memsys/latched_queue.h"
 #include "memsys/mem_packet.h"
 #include "configs/spec/memory_spec.h"
 #include "memsys/mshr_table.h"
-#include "memsys/sector_cache.h"
 
 namespace lockstep {
-
-// What one access asks of the L1.
-enum class L1Access : uint8_t {
-  kLoad = 0,        // cached read
-  kLoadBypass,      // read that does not allocate in L1 (l1d.cache_global = false)
-  kStore,           // write through, no write-allocate
-  kAtomic,          // executed at the L2
-};
-
-// The L1D's tag array: its sets, and physical ways enough for `unified_kb`
-// when adaptive; write-through (stores do not allocate).
-SectorCacheGeometry l1_geometry(const L1dSpec& spec, uint32_t unified_kb);
-// The ways a kernel whose carve-out leaves `l1_kb` to the L1D enables.
-uint32_t l1_ways_for_kernel(const L1dSpec& spec, uint32_t l1_kb, uint32_t physical_ways);
 
 class L1DataCache {
  public:
@@ -107,7 +94,7 @@ class L1DataCache {
 
   const uint32_t sm_id_;
   const L1dSpec& spec_;
-  SectorCache cache_;
+  L1CachePolicy policy_;
   MshrTable<uint32_t> mshr_;
   LatchedQueue<MemPacket>* to_memory_ = nullptr;
   LatchedQueue<MemPacket>* from_memory_ = nullptr;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/l1_stats.h"
+#include "core/sm_memory_access.h"
 #include "memsys/stat_fields.h"
 
 namespace lockstep {
@@ -70,6 +71,23 @@ struct SmStats {
         {"lockstep__icache_misses", &SmStats::icache_misses},
         {"lockstep__warps_continuing_after_exit", &SmStats::exit_then_more},
     });
+  }
+
+  // Counts a global, local, texture or atomic instruction's request of
+  // `sectors` coalesced sectors (LD/ST unit, and the memory-functional model).
+  void count_sector_request(MemSpace space, SmAccessOp op, uint32_t sectors) {
+    const bool global = is_global_space(space);
+    if (op == SmAccessOp::kAtomic) {
+      ++atomic_requests;
+    } else if (space == MemSpace::kLocal) {
+      local_sectors += sectors;
+    } else if (global && op == SmAccessOp::kStore) {
+      ++global_st_requests;
+      global_st_sectors += sectors;
+    } else if (global) {
+      ++global_ld_requests;
+      global_ld_sectors += sectors;
+    }
   }
 
   SmStats& operator+=(const SmStats& o);

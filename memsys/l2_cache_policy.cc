@@ -18,7 +18,7 @@ SectorCacheGeometry l2_geometry(const L2Spec& spec) {
 
 }  // namespace
 
-L2CachePolicy::L2CachePolicy(const L2Spec& spec) : cache_(l2_geometry(spec)) {}
+L2CachePolicy::L2CachePolicy(const L2Spec& spec) : cache_(l2_geometry(spec)), write_validate_(spec.write_validate) {}
 
 uint32_t L2CachePolicy::sectors_to_fetch(uint64_t addr, uint32_t sectors) const {
   const SectorCacheGeometry& g = cache_.geometry();

@@ -13,7 +13,7 @@
 //                  missing line, missing sector, or a sector only partly
 //                  written ("lazy fetch on read": the fetched data merges
 //                  under the written bytes on fill).
-//   write          write-validate: never fetches. Installs its bytes as
+//   write          write-validate (l2.write_validate, the default): never fetches. Installs its bytes as
 //                  present and dirty, allocating the line if absent (a write
 //                  "hit" when the line was present). An atomic, once its
 //                  sector is readable, writes its bytes the same way.
@@ -24,6 +24,10 @@
 //   warm           copy-engine data: written bytes, victims' write-backs dropped.
 //   invalidate     a flush between kernels (--cache-control all): every line
 //                  goes; dirty data counts as written back outside the timing.
+//   fetch on write l2.write_validate = false (the paper's plain write-back,
+//                  write-allocate L2): a write to a sector that is not
+//                  readable reads it from DRAM first (write_needs_fetch; the
+//                  owner fills, then writes). The timed slice rejects it.
 #include <bit>
 #include <cstdint>
 
@@ -61,12 +65,16 @@ class L2CachePolicy {
   static bool readable(SectorState state) { return state == SectorState::kHit; }
   // A write finding `state` counts as a write hit (its line was present).
   static bool write_hit(SectorState state) { return state != SectorState::kLineMiss; }
+  // A write to the sector of addr must first read it from DRAM (l2.write_validate = false, and not readable).
+  bool write_needs_fetch(uint64_t addr) const { return !write_validate_ && !readable(lookup(addr)); }
   // The sectors of the line holding addr (bit s: sector s) among `sectors`
   // that a read would have to fetch.
   uint32_t sectors_to_fetch(uint64_t addr, uint32_t sectors) const;
 
   // A read or atomic served by its readable sector: the line becomes most recently used.
   void hit(uint64_t addr) { cache_.touch(addr); }
+  // readable(lookup(addr)), and then hit(addr), with one lookup.
+  bool hit_if_readable(uint64_t addr) { return cache_.read_hit(addr); }
   // Write-validate the bytes of byte_mask into the sector of addr (see above).
   VictimWriteBacks write(uint64_t addr, uint32_t byte_mask) { return writebacks_of(cache_.write(addr, byte_mask, true)); }
   // The write-backs write(addr, ...) or fill(addr) would cause now (nothing changes).
@@ -82,6 +90,7 @@ class L2CachePolicy {
   VictimWriteBacks writebacks_of(const Eviction& ev) const;
 
   SectorCache cache_;
+  bool write_validate_;
 };
 
 }  // namespace lockstep

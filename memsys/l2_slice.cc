@@ -18,6 +18,10 @@ L2Slice::L2Slice(uint32_t id, const L2Spec& spec, const AddressMap& map)
       released_(size_t(spec.mshr_entries) * spec.mshr_max_merge),
       atomic_unit_(spec.atomic_latency),
       replies_(spec.l2_to_icnt_queue) {
+  if (!spec.write_validate)
+    throw std::invalid_argument(
+        "l2.write_validate = false (fetch on write) is modelled by run --model memory only; the cycle model's L2 "
+        "is write-validate");
   release_buffer_.reserve(spec.mshr_max_merge);
 }
 

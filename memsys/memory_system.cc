@@ -5,6 +5,7 @@
 #include <string>
 
 #include "memsys/bit_set.h"
+#include "memsys/copy_engine.h"
 
 namespace lockstep {
 
@@ -229,18 +230,8 @@ void MemorySystem::partition_dram_cycle(uint32_t partition, uint64_t cycle) {
 }
 
 void MemorySystem::copy_to_device(uint64_t addr, uint64_t bytes) {
-  // Only the last L2-sized part of a copy can still be in the L2 when it ends.
-  const uint64_t keep = spec_.l2_bytes();
-  if (bytes > keep) {
-    addr += bytes - keep;
-    bytes = keep;
-  }
-  const uint64_t sector = kPacketSectorBytes;
-  for (uint64_t a = addr; a < addr + bytes;) {
-    const uint64_t end = std::min(addr + bytes, (a / sector + 1) * sector);
-    slices_[map_.slice(a)]->warm(a, uint32_t(end - a));
-    a = end;
-  }
+  for_each_copied_piece(addr, bytes, spec_.l2_bytes(), kPacketSectorBytes,
+                        [this](uint64_t a, uint32_t n) { slices_[map_.slice(a)]->warm(a, n); });
 }
 
 void MemorySystem::invalidate_caches() {

@@ -169,6 +169,15 @@ bool SectorCache::touch(uint64_t addr) {
   return true;
 }
 
+bool SectorCache::read_hit(uint64_t addr) {
+  const TagSlot found = find(addr >> line_shift_);
+  if (found.line == kNoLine) return false;
+  const uint32_t s = sector_in_line(addr);
+  if (!(lines_[found.line].valid >> s & 1) || masks(found.line)[s] != full_mask_) return false;
+  make_mru(found.set, found.line - index_of(found.set, 0));
+  return true;
+}
+
 Eviction SectorCache::fill(uint64_t addr) {
   const uint64_t tag = addr >> line_shift_;
   Eviction ev;

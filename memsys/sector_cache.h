@@ -88,6 +88,8 @@ class SectorCache {
   uint32_t byte_mask(uint64_t addr) const;
   // Mark the line holding addr most recently used; false when the line is absent.
   bool touch(uint64_t addr);
+  // probe(addr) == kHit, and then touch(addr), with one lookup: a read that hits.
+  bool read_hit(uint64_t addr);
   // What fill(addr) or write(addr, ..., true) would evict now, without changing
   // anything (valid = false when the line is present or its set has a free way).
   Eviction victim_of(uint64_t addr) const;

@@ -11,19 +11,36 @@
 #include "core/abstract/characterisation.h"
 #include "core/abstract/kernel_encoder.h"
 #include "core/abstract/memory_levels.h"
+#include "parallel/run_plan.h"
 
 namespace lockstep {
+namespace {
+
+// What the abstract model measures: cycles, instructions, issues per unit
+// class, occupancy; no memory, stall or cache counters.
+std::vector<std::string> abstract_model_counters(const GpuSpec& spec) {
+  std::vector<std::string> names = {
+      "gpc__cycles_elapsed.max", "launch__kernels", "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
+      "sm__ctas_launched.sum", "sm__cycles_active.sum", "sm__warps_active.sum", "smsp__inst_executed_op_memory.sum",
+      "ipc", "sm__warps_active.avg.pct_of_peak_sustained_active", "sm__maximum_warps_per_active_cycle_pct",
+      "launch__shared_mem_config_size", "lockstep__blocks_per_sm_limit", "lockstep__gpu_cycles", "lockstep__memcpys",
+      "lockstep__memcpy_bytes"};
+  for (const UnitSpec& u : spec.sm.units) names.push_back("lockstep__issued." + u.name);
+  return names;
+}
+
+}  // namespace
 
 SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const RunOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   if (options.max_cycles) throw std::invalid_argument("--max-cycles: not available with --model abstract");
   const TraceManifest& m = trace.manifest();
-  SimulationReport report = report_header(spec, options);
+  RunPlan plan = plan_run(trace, spec, options);
+  SimulationReport report = start_report(spec, options, plan, "abstract");
   report.schedule = "abstract";
   report.partition = "by SM";
-  const std::vector<uint32_t> selected = selected_kernels(m, options);
-  std::vector<std::unique_ptr<KernelProgram>> programs = kernel_programs(m, selected, spec);
+  report.measured = abstract_model_counters(spec);
 
   const bool perfect = options.memory_model == "perfect";
   MemoryLatencies latencies;
@@ -36,33 +53,21 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
   KernelEncoder encoder(spec.sm, spec.sms, latencies, levels.get());
   tbb::task_arena arena(int(std::max(1u, options.engine.threads)));
 
-  size_t next = 0;
   uint64_t clock = 0;
-  for (const TraceCommand& c : m.commands) {
-    if (c.kind == TraceCommand::Kind::kMemcpy) {
-      ++report.memcpys;
-      report.memcpy_bytes += c.memcpy.bytes;
-      if (options.memcpy_warms_l2 && !perfect) levels->copy_to_device(c.memcpy.address, c.memcpy.bytes);
-      continue;
-    }
-    if (next >= selected.size() || selected[next] != c.kernel_index) continue;
-    KernelProgram& program = *programs[next++];
-    const KernelInfo& info = m.kernels[c.kernel_index];
+  for (const KernelJob& job : plan.jobs) {
+    if (options.memcpy_warms_l2 && !perfect)
+      for (const MemcpyHtoD& copy : job.copies_before) levels->copy_to_device(copy.address, copy.bytes);
+    KernelProgram& program = *job.program;
+    const KernelInfo& info = m.kernels[job.kernel_index];
     AbstractKernel kernel;
     kernel.sm = &spec.sm;
     kernel.program = &program;
     kernel.latencies = latencies;
-    kernel.launch.kernel_index = c.kernel_index;
+    kernel.launch.kernel_index = job.kernel_index;
     kernel.launch.program = &program;
     kernel.launch.warps_per_block = info.warps_per_block();
-    try {
-      kernel.launch.occupancy =
-          compute_occupancy(spec.sm, KernelShape{info.threads_per_block(), info.nregs, info.shmem_bytes});
-    } catch (const std::invalid_argument& e) {
-      throw SimulationError("kernel " + std::to_string(info.kernel_id) + " (" + info.name.substr(0, 60) +
-                            ") cannot run on " + spec.name + ": " + e.what());
-    }
-    const KernelWorkload work = encoder.encode(trace, c.kernel_index, program, kernel.launch.occupancy.l1_kb);
+    kernel.launch.occupancy = launch_occupancy(spec, info);
+    const KernelWorkload work = encoder.encode(trace, job.kernel_index, program, kernel.launch.occupancy.l1_kb);
     if (!perfect) share_bandwidth(kernel.latencies, work.traffic);
     const auto characterise_start = Clock::now();
     const KernelCharacterisation timing = characterise(work.blocks, program, spec.sm, characterised_latency);
@@ -80,7 +85,7 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
       });
     });
     KernelReport k;
-    k.kernel_index = c.kernel_index;
+    k.kernel_index = job.kernel_index;
     k.kernel_id = info.kernel_id;
     k.name = info.name;
     k.occupancy = kernel.launch.occupancy;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "parallel/run_plan.h"
+
 namespace lockstep {
 
 void KernelDispatcher::RunningKernel::pull(std::vector<std::unique_ptr<BlockTrace>>& spares) {
@@ -96,12 +98,7 @@ void KernelDispatcher::launch(uint64_t now) {
   if (memcpy_warms_l2_)
     for (const MemcpyHtoD& copy : job.copies_before) memory_.copy_to_device(copy.address, copy.bytes);
   if (cache_control_ == CacheControl::kAll) memory_.invalidate_caches();
-  try {
-    rk.launch.occupancy = occupancy_of(info);
-  } catch (const std::invalid_argument& e) {
-    throw SimulationError("kernel " + std::to_string(info.kernel_id) + " (" + info.name.substr(0, 60) +
-                          ") cannot run on " + spec_.name + ": " + e.what());
-  }
+  rk.launch.occupancy = launch_occupancy(spec_, info);
   if (prefetched_job_ == next_job_) rk.cursor = std::move(prefetched_);
   else if (!(rk.cursor = trace_.open_blocks_ahead(job.kernel_index, first_wave(rk.launch.occupancy))))
     rk.cursor = trace_.open_blocks(job.kernel_index);

@@ -8,9 +8,11 @@
 namespace lockstep {
 namespace {
 
-constexpr std::array<RunModelEntry, 2> kModels{{
-    {"cycle", "every stage of every SM and the memory system, cycle by cycle", run_cycle},
-    {"abstract", "pre-characterised basic blocks, only the warp scheduling simulated", run_abstract},
+constexpr std::array<RunModelEntry, 3> kModels{{
+    {"cycle", "cycle-level SMs, interconnect, L2 and DRAM: cycles, IPC, stalls and every counter", run_cycle},
+    {"memory", "cache-functional L1/L2/DRAM without timing: sector, hit and DRAM counters only", run_memory},
+    {"abstract", "pre-characterised basic blocks, only the warp scheduling simulated: cycles, IPC, instructions",
+     run_abstract},
 }};
 
 }  // namespace

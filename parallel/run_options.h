@@ -52,16 +52,18 @@ struct RunOptions {
   // -gpgpu_perf_sim_memcpy); false (--no-memcpy-warm): every kernel starts
   // with the caches as the kernels before it left them, the first with cold caches.
   bool memcpy_warms_l2 = true;
-  // The timing model, by name (parallel/run_models.h): "cycle" (the cycle
-  // engine below) or "abstract" (core/abstract/: pre-characterised blocks,
-  // only the scheduling simulated).
+  // The model that runs the trace, by name (parallel/run_models.h): "cycle"
+  // (the cycle model, built from sm_model and memory_model below), "memory"
+  // (the cache-functional memory model: memory counters, no timing) or
+  // "abstract" (core/abstract/: pre-characterised blocks, only the warp
+  // scheduling simulated).
   std::string model = "cycle";
   // --cache-control: with kAll a kernel launches once the memory system is
   // idle and nothing runs, after its copies, into flushed caches.
   CacheControl cache_control = CacheControl::kNone;
   // The cycle model's SM model, by name (parallel/sm_models.h): "cycle".
   std::string sm_model = "cycle";
-  // The memory below the SMs, by name (parallel/memory_models.h): "cycle"
+  // The cycle model's memory below the SMs, by name (parallel/memory_models.h): "cycle"
   // (L1D/L2/DRAM) or "perfect" (--perfect-memory: fixed latency).
   std::string memory_model = "cycle";
   // Each kernel's counters also per unit (--per-unit): per SM (KernelResult::

@@ -2,11 +2,9 @@
 // Runs a whole trace on a GPU: memcpys and kernels in trace order, the chosen
 // kernels simulated one after another, per-kernel and total statistics.
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "core/kernel_program.h"
 #include "core/occupancy.h"
 #include "core/sm_stats.h"
 #include "memsys/memory_stats.h"
@@ -42,7 +40,10 @@ struct KernelNotSimulated {
 };
 
 struct SimulationReport {
-  std::string model = "cycle";  // the timing model that made it (RunOptions::model)
+  std::string model = "cycle";  // the model that made it (parallel/run_models.h)
+  // The counters the model measures, by name, derived figures included
+  // (stats_report.h prints only these); empty: every counter (the cycle model).
+  std::vector<std::string> measured;
   std::string gpu;
   std::vector<std::string> unit_names;
   uint32_t sm_count = 0;
@@ -61,6 +62,7 @@ struct SimulationReport {
   uint64_t max_cycles = 0;      // the cycle budget the run had (0: none)
   bool memcpy_warms_l2 = true;  // MemcpyHtoD filled the L2
   CacheControl cache_control = CacheControl::kNone;  // the caches each kernel started from (--cache-control)
+  double precharacterisation_seconds = 0;  // abstract model: wall time of the pre-characterisation
   // Selected kernels in `kernels` only if cut (truncated), else listed here.
   std::vector<KernelNotSimulated> not_simulated;
   std::string error;  // the error that stopped the run; the report then holds what was done before it
@@ -70,24 +72,12 @@ struct SimulationReport {
   std::string schedule;
   std::string partition;
   EngineReport engine;
-  double precharacterisation_seconds = 0;  // abstract model: wall time of the pre-characterisation
 };
 
 // Runs the model RunOptions::model names (parallel/run_models.h).
 // Throws TraceError (bad trace, unknown opcode), SimulationError (watchdog,
-// kernel that cannot run) or std::invalid_argument (bad options, an unknown model).
+// kernel that cannot run) or std::invalid_argument (bad options, unknown model).
 SimulationReport simulate(TraceSource& trace, const GpuSpec& spec, const RunOptions& options);
-// The cycle model: the GPU of parallel/gpu.h, cycle by cycle.
-SimulationReport run_cycle(TraceSource& trace, const GpuSpec& spec, const RunOptions& options);
-
-// What every model's run starts with: the report's GPU fields, and the
-// selected kernels (manifest indices, in trace order; throws
-// std::invalid_argument when --kernels names ids the trace lacks).
-SimulationReport report_header(const GpuSpec& spec, const RunOptions& options);
-std::vector<uint32_t> selected_kernels(const TraceManifest& manifest, const RunOptions& options);
-// Each selected kernel's program, resolved against its architecture's ISA def.
-std::vector<std::unique_ptr<KernelProgram>> kernel_programs(const TraceManifest& manifest,
-                                                            const std::vector<uint32_t>& selected, const GpuSpec& spec);
 
 // "1,3-5" -> {1,3,4,5}; throws std::invalid_argument on bad syntax.
 std::vector<uint32_t> parse_kernel_list(const std::string& text);

@@ -9,27 +9,6 @@
 namespace lockstep {
 namespace {
 
-// Whether a report made by `model` carries the counter `name`: a model
-// reports only what it measures (the abstract model: cycles, instructions,
-// issues per unit class, occupancy; no memory, stall or cache counters).
-bool measures(const std::string& model, const std::string& name) {
-  if (model != "abstract") return true;
-  static constexpr const char* kAbstract[] = {
-      "gpc__cycles_elapsed.max", "launch__kernels", "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
-      "sm__ctas_launched.sum", "sm__cycles_active.sum", "sm__warps_active.sum", "smsp__inst_executed_op_memory.sum",
-      "ipc", "sm__warps_active.avg.pct_of_peak_sustained_active", "sm__maximum_warps_per_active_cycle_pct",
-      "launch__shared_mem_config_size", "lockstep__blocks_per_sm_limit", "lockstep__gpu_cycles", "lockstep__memcpys",
-      "lockstep__memcpy_bytes"};
-  if (name.rfind("lockstep__issued.", 0) == 0) return true;
-  return std::find(std::begin(kAbstract), std::end(kAbstract), name) != std::end(kAbstract);
-}
-
-std::vector<StatValue> only_measured(const SimulationReport& r, std::vector<StatValue> stats) {
-  stats.erase(std::remove_if(stats.begin(), stats.end(), [&](const StatValue& v) { return !measures(r.model, v.name); }),
-              stats.end());
-  return stats;
-}
-
 std::vector<StatValue> derive(const SimulationReport& r, const SmStats& s, const MemoryStats& m, uint64_t cycles,
                               double theoretical_occupancy, uint64_t kernels) {
   std::vector<StatValue> out;
@@ -54,6 +33,18 @@ std::vector<StatValue> derive(const SimulationReport& r, const SmStats& s, const
   real("dram__bytes.sum.per_second",
        seconds > 0 ? double(m.dram.read_sectors + m.dram.write_sectors) * 32.0 / seconds : 0.0);
   return out;
+}
+
+// Whether the report's model measures counter `name` (SimulationReport::measured).
+bool measures(const SimulationReport& r, const std::string& name) {
+  return r.measured.empty() || std::find(r.measured.begin(), r.measured.end(), name) != r.measured.end();
+}
+
+// Drops the counters the report's model does not measure.
+std::vector<StatValue> only_measured(const SimulationReport& r, std::vector<StatValue> stats) {
+  if (r.measured.empty()) return stats;
+  std::erase_if(stats, [&](const StatValue& v) { return !measures(r, v.name); });
+  return stats;
 }
 
 void json_string(std::string& out, const std::string& s) {
@@ -93,12 +84,12 @@ std::vector<UnitStats> unit_stats(const SimulationReport& r, const std::vector<S
     UnitStats& u = out.emplace_back();
     u.name = "cluster" + std::to_string(id / per_cluster) + ".sm" + std::to_string(id);
     sms[id].for_each(r.unit_names, [&](const std::string& n, uint64_t v) {
-      if (measures(r.model, n)) u.counters.push_back({n, true, v, 0});
+      if (measures(r, n)) u.counters.push_back({n, true, v, 0});
     });
   }
   memory.for_each([&](const std::string& instance, const std::string& n, uint64_t v) {
     if (out.empty() || out.back().name != instance) out.push_back({instance, {}});
-    out.back().counters.push_back({n, true, v, 0});
+    if (measures(r, n)) out.back().counters.push_back({n, true, v, 0});
   });
   return out;
 }
@@ -204,8 +195,8 @@ std::vector<StatValue> total_stats(const SimulationReport& r) {
 std::string stats_json(const SimulationReport& r, const RunProvenance& provenance) {
   std::string out = "{";
   json_producer(out, provenance);
-  // A fast model names itself at the top level (the cycle model's files keep
-  // the layout of the saved reference statistics; "producer" names it).
+  // Another model than the cycle model says so at the top level (the cycle
+  // model's files keep their layout; "producer" names the model in every file).
   if (r.model != "cycle") {
     out += "\"model\": ";
     json_string(out, r.model);
@@ -261,6 +252,15 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
     cycles += k.cycles;
   }
   char run[768];
+  if (!measures(r, "gpc__cycles_elapsed.max")) {
+    // A model without timing: no cycle figures, no engine.
+    std::snprintf(run, sizeof run,
+                  ",\n \"run\": {\"wall_seconds\": %.6f, \"warp_insts_per_second\": %.1f, \"threads\": %u, "
+                  "\"truncated\": %s}}\n",
+                  r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0, r.threads,
+                  r.truncated ? "true" : "false");
+    return out + run;
+  }
   std::snprintf(run, sizeof run,
                 ",\n \"run\": {\"wall_seconds\": %.6f, \"warp_insts_per_second\": %.1f, \"cycles_per_second\": %.1f, "
                 "\"threads\": %u, \"schedule\": \"%s\", \"partition\": \"%s\", \"parallel_cycles\": %llu, "
@@ -320,7 +320,47 @@ void print_stop(std::FILE* out, const SimulationReport& r) {
 
 }  // namespace
 
+namespace {
+
+// The summary of a model without timing: instructions and memory counters.
+void print_untimed_summary(std::FILE* out, const SimulationReport& r) {
+  std::fprintf(out, "lockstep run on %s (%u SMs), model %s (no timing: no cycles, IPC or stalls)\n", r.gpu.c_str(),
+               r.sm_count, r.model.c_str());
+  uint64_t insts = 0;
+  for (const KernelReport& k : r.kernels) {
+    const std::string name = k.name.size() > 48 ? k.name.substr(0, 45) + "..." : k.name;
+    std::fprintf(out, "  kernel %-3u %-48s %12" PRIu64 " warp insts  (%u blocks/SM, %s)\n", k.kernel_id, name.c_str(),
+                 k.stats.warp_insts, k.occupancy.blocks_per_sm, k.occupancy.limited_by);
+    insts += k.stats.warp_insts;
+  }
+  std::fprintf(out, "  total: %zu kernels, %" PRIu64 " warp instructions\n", r.kernels.size(), insts);
+  print_stop(out, r);
+  double l1 = 0, l2 = 0;
+  uint64_t l1_sectors = 0, l2_reads = 0, l2_writes = 0, dram_reads = 0, dram_writes = 0;
+  for (const StatValue& v : total_stats(r)) {
+    if (v.name == "l1tex__t_sector_hit_rate.pct") l1 = v.real;
+    if (v.name == "lts__t_sector_op_read_hit_rate.pct") l2 = v.real;
+    if (v.name == "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") l1_sectors = v.integer;
+    if (v.name == "lts__t_sectors_op_read.sum") l2_reads = v.integer;
+    if (v.name == "lts__t_sectors_op_write.sum") l2_writes = v.integer;
+    if (v.name == "dram__sectors_read.sum") dram_reads = v.integer;
+    if (v.name == "dram__sectors_write.sum") dram_writes = v.integer;
+  }
+  std::fprintf(out,
+               "  memory: L1 global-load sectors %" PRIu64 " (hit %.1f%%), L2 read sectors %" PRIu64
+               " (hit %.1f%%), L2 write sectors %" PRIu64 ", DRAM sectors read %" PRIu64 ", written %" PRIu64 "\n",
+               l1_sectors, l1, l2_reads, l2, l2_writes, dram_reads, dram_writes);
+  std::fprintf(out, "  run: %.3f s wall, %.0f warp insts/s, %u thread(s)\n", r.wall_seconds,
+               r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0, r.threads);
+}
+
+}  // namespace
+
 void print_summary(std::FILE* out, const SimulationReport& r) {
+  if (!measures(r, "gpc__cycles_elapsed.max")) {
+    print_untimed_summary(out, r);
+    return;
+  }
   std::fprintf(out, "lockstep run on %s (%u SMs)\n", r.gpu.c_str(), r.sm_count);
   uint64_t insts = 0, cycles = 0;
   for (const KernelReport& k : r.kernels) {

@@ -1,6 +1,10 @@
 #pragma once
 // Statistics output: the human summary and the JSON file. Counter names follow
-// Nsight Compute where a metric exists. With per-unit statistics
+// Nsight Compute where a metric exists. A report holds only the counters its
+// model measures (SimulationReport::measured): the memory model's has no
+// cycle, IPC, stall or timed counter, and its JSON says "model": "memory" at
+// the top level (a file without "model" is the cycle model's) and leaves the
+// engine's figures out of "run". With per-unit statistics
 // (SimulationReport::per_unit) each kernel object and the "total" object also
 // hold "units": the SMs' raw counters as "cluster<c>.sm<id>" (c = id /
 // gpu.sms_per_cluster), by id, then the memory instances' in the memory
@@ -35,7 +39,7 @@ struct RunProvenance {
   std::string trace;                // the trace as given to the command, made absolute
   std::string gpu_config;           // --gpu NAME or --config FILE as resolved ("" = none given)
   std::vector<std::string> sets;    // every --set, in order
-  std::string model = "cycle";      // the timing model
+  std::string model = "cycle";      // the model (RunOptions::model)
   std::string command_line;         // the command, shell-quoted
 };
 

@@ -42,6 +42,9 @@ void register_l2_keys(ConfigSchema& s) {
   s.field("l2.l2_to_icnt_queue", l2(&L2Spec::l2_to_icnt_queue), "replies waiting for the interconnect");
   s.field("l2.atomic_latency", l2(&L2Spec::atomic_latency),
           "L2 cycles the atomic unit takes once the sector is readable");
+  s.field("l2.write_validate", l2(&L2Spec::write_validate),
+          "true: write-validate, a write miss installs its bytes without a DRAM read; false: write-back with "
+          "fetch on write, the sector is read from DRAM first (run --model memory only)");
 }
 
 }  // namespace lockstep::config

@@ -67,6 +67,10 @@ struct L2Spec {
   uint32_t dram_to_l2_queue = 64;
   uint32_t l2_to_icnt_queue = 64;
   uint32_t atomic_latency = 4;
+  // true: write-validate (a write miss installs its bytes, no DRAM read);
+  // false: fetch on write (a write to a sector not readable reads it from
+  // DRAM first; the cache-functional model only).
+  bool write_validate = true;
 
   uint64_t slice_bytes() const { return uint64_t(sets) * ways * line_bytes; }
 };

@@ -5,7 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/l1_data_cache.h"
+#include "core/l1_cache_policy.h"
+#include "memsys/copy_engine.h"
 
 namespace lockstep {
 
@@ -62,19 +63,11 @@ void CacheHitLevels::start_kernel(uint32_t l1_kb) {
 }
 
 void CacheHitLevels::copy_to_device(uint64_t address, uint64_t bytes) {
-  // As the cycle model's copy engine (MemorySystem::copy_to_device): only the
-  // last L2-sized part can still be there, written sector by sector.
-  const uint64_t keep = spec_.memory.l2_bytes();
-  if (bytes > keep) {
-    address += bytes - keep;
-    bytes = keep;
-  }
-  for (uint64_t a = address; a < address + bytes;) {
-    const uint64_t end = std::min(address + bytes, (a / 32 + 1) * 32);
+  // As the cycle model's copy engine (memsys/copy_engine.h).
+  for_each_copied_piece(address, bytes, spec_.memory.l2_bytes(), 32, [&](uint64_t a, uint32_t piece) {
     const SliceAddress s = map_.locate(a);
-    l2_[s.slice]->warm(s.local, uint32_t(end - a));
-    a = end;
-  }
+    l2_[s.slice]->warm(s.local, piece);
+  });
 }
 
 uint8_t CacheHitLevels::write_back(uint32_t slice, const VictimWriteBacks& wb) {

@@ -7,7 +7,7 @@
 //                    moves (reads, and the write-backs of the dirty lines it
 //                    evicts). Now: the cycle model's cache rules without
 //                    time, bounded by capacity: per SM an L1D tag array
-//                    (core/l1_data_cache.h's geometry and carve-out: write-
+//                    (core/l1_cache_policy.h's geometry and carve-out: write-
 //                    through, allocate on fill), per L2 slice the L2's
 //                    write-back, write-validate policy (memsys/
 //                    l2_cache_policy.h) under the address map's slice

@@ -48,19 +48,8 @@ void LdstUnit::issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, co
       coalesced_.clear();
       coalesce(lanes, wi.active_mask, ti.access_bytes, spec_.coalesce_threads, coalesced_);
       const uint32_t sectors = uint32_t(coalesced_.size());
-      const bool global = is_global_space(ti.space);
       const SmAccessOp op = access_op(ti.op);
-      if (op == SmAccessOp::kAtomic) {
-        ++stats_.atomic_requests;
-      } else if (ti.space == MemSpace::kLocal) {
-        stats_.local_sectors += sectors;
-      } else if (global && op == SmAccessOp::kStore) {
-        ++stats_.global_st_requests;
-        stats_.global_st_sectors += sectors;
-      } else if (global) {
-        ++stats_.global_ld_requests;
-        stats_.global_ld_sectors += sectors;
-      }
+      stats_.count_sector_request(ti.space, op, sectors);
       if (sectors == 0) break;  // no lane active: completes after the fixed latency
       const uint32_t token = free_tokens_.empty() ? uint32_t(inflight_.size()) : free_tokens_.back();
       const SmMemoryAccess access{token, op, ti.space, coalesced_, now};

@@ -47,6 +47,10 @@ int cmd_run(const Args& args) {
       "usage: lockstep run TRACE [options]\n"
       "TRACE: a .lst file or an Accel-Sim trace directory / kernelslist.g (read while streaming)\noptions");
   opts.add_options()("help,h", "show this help")(
+      "model", po::value(&options.model)->default_value("cycle"),
+      "the model: cycle (cycle by cycle: cycles, IPC, stalls, every counter), memory (cache-functional: the L1, "
+      "L2 and DRAM sector and hit counters only, no timing, much faster) or abstract (basic blocks "
+      "pre-characterised on the cycle model's SM, only the warp scheduling simulated: cycles, IPC, instructions)")(
       "gpu", po::value(&gpu), "GPU config by name (configs/gpus/NAME.cfg); default: the trace's architecture")(
       "config", po::value(&config_files)->composing(), kConfigHelp)(
       "set", po::value(&sets)->composing(), "override a config key: --set sm.max_warps=48 (repeatable)")(
@@ -58,9 +62,6 @@ int cmd_run(const Args& args) {
       "with --stats-json: each kernel and the total also per unit, a \"units\" object: every SM as "
       "cluster<C>.sm<ID> (C = ID / gpu.sms_per_cluster), then icnt.request, icnt.reply, l2.slice<ID>, "
       "dram.channel<ID>, each with its raw counters (an error without --stats-json)")(
-      "model", po::value(&options.model)->default_value("cycle"),
-      "timing model: cycle (every stage, cycle by cycle) or abstract (basic blocks pre-characterised on the "
-      "cycle model's SM, only the warp scheduling simulated; fixed per-level memory latencies)")(
       "perfect-memory", po::bool_switch(&perfect), "no L1D/L2/DRAM: every global/local access takes sm.perfect_memory_latency")(
       "threads", whole_number("threads", &options.engine.threads, 1, kMaxThreads),
       "simulation threads, the memory-side thread included (up to 1024, also more than the cores)")(
@@ -91,7 +92,7 @@ int cmd_run(const Args& args) {
       "quiet,q", po::bool_switch(&quiet), "no summary or progress");
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
-  find_run_model(options.model);  // an unknown name is reported before the trace is read
+  find_run_model(options.model);  // an unknown name is reported before any work
   if (schedule.empty()) schedule = options.engine.threads > 1 ? "para1" : "seq";
   options.engine.schedule = parse_schedule(schedule);
   options.engine.partition = parse_partition(partition);
@@ -151,8 +152,8 @@ int cmd_run(const Args& args) {
   provenance.gpu_config = which;
   for (const std::string& f : config_files) provenance.gpu_config += (provenance.gpu_config.empty() ? "" : " + ") + f;
   provenance.sets = sets;
-  provenance.command_line = shell_command_line("lockstep run", args);
   provenance.model = options.model;
+  provenance.command_line = shell_command_line("lockstep run", args);
   // What was done is reported also when a later kernel fails: the summary
   // and the JSON, marked incomplete, if some kernel finished (the CSV, which
   // cannot say so, only for a whole run); the error itself then ends the

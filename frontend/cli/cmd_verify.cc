@@ -1,7 +1,10 @@
-// lockstep verify TRACE [--threads 1,2,4,8] [--schedules seq,para1,para2] [--partitions ...]
+// lockstep verify TRACE [--models cycle,memory] [--threads 1,2,4,8] [--schedules seq,para1,para2] [--partitions ...]
 // Runs the trace once per combination and compares every counter of every
-// kernel with the sequential run: the determinism contract, checked.
+// kernel with the sequential run of the same model: the determinism contract,
+// checked. The cycle model runs every schedule, thread count and partition;
+// a model without schedules (memory) every thread count.
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -9,6 +12,7 @@
 #include "frontend/cli/commands.h"
 #include "frontend/convert/open_trace.h"
 #include "configs/spec/gpu_config.h"
+#include "parallel/run_models.h"
 #include "parallel/simulation.h"
 #include "parallel/stats_report.h"
 
@@ -42,13 +46,16 @@ std::vector<std::string> differences(const SimulationReport& a, const Simulation
 }  // namespace
 
 int cmd_verify(const Args& args) {
-  std::string input, threads = "1,2,4,8", schedules = "seq,para1,para2", partitions = "contiguous,round-robin,balanced";
+  std::string input, models = "cycle", threads = "1,2,4,8", schedules = "seq,para1,para2", partitions = "contiguous,round-robin,balanced";
   SimulationInputs inputs;
   po::options_description opts(
       "usage: lockstep verify TRACE [options]\n"
       "Runs TRACE with every combination of schedule, thread count and partition and compares every counter of\n"
       "every kernel with the sequential run; exit code 1 and the first differing counters on any difference.\noptions");
-  opts.add_options()("help,h", "show this help");
+  opts.add_options()("help,h", "show this help")(
+      "models,model", po::value(&models)->default_value(models),
+      "models to check, each against its own one-thread run (cycle, memory; also --model); the memory model runs "
+      "every thread count (it has no schedules or partitions)");
   inputs.add_to(opts);
   opts.add_options()(
       "threads,thread", po::value(&threads)->default_value(threads), "thread counts to try (also --thread)")(
@@ -58,6 +65,8 @@ int cmd_verify(const Args& args) {
   if (!parse_command_line(args, opts, "input", input)) return 0;
   if (input.empty()) throw po::error("missing trace");
   const RunOptions base = inputs.options();
+  std::vector<std::string> model_list = split_list(models);
+  for (const std::string& m : model_list) find_run_model(m);  // an unknown name is reported before any work
   const std::vector<uint32_t> thread_counts = parse_thread_list(threads);
   std::vector<Schedule> schedule_list;
   std::vector<Partition> partition_list;
@@ -66,11 +75,19 @@ int cmd_verify(const Args& args) {
 
   const GpuSpec spec = inputs.spec(input);
 
-  size_t total_runs = 2;  // seq, and seq with fast-forward the other way
-  for (Schedule schedule : schedule_list)
-    if (schedule != Schedule::kSeq) total_runs += thread_counts.size() * partition_list.size();
-  std::printf("lockstep verify: %s on %s, %zu runs, each compared with seq as it ends\n", input.c_str(),
-              spec.name.c_str(), total_runs);
+  size_t total_runs = 0;
+  for (const std::string& m : model_list) {
+    if (m != "cycle") {
+      total_runs += 1 + thread_counts.size() - size_t(std::count(thread_counts.begin(), thread_counts.end(), 1u));
+      continue;
+    }
+    total_runs += 2;  // seq, and seq with fast-forward the other way
+    for (Schedule schedule : schedule_list)
+      if (schedule != Schedule::kSeq) total_runs += thread_counts.size() * partition_list.size();
+  }
+  std::printf("lockstep verify: %s on %s, %zu runs, each compared with its model's one-thread run as it ends\n",
+              input.c_str(), spec.name.c_str(), total_runs);
+  // A model without schedules shows its name in the schedule column.
   std::printf("  %-8s %7s  %-12s %10s %14s  %s\n", "schedule", "threads", "partition", "wall s", "warp insts/s",
               "counters");
   std::fflush(stdout);
@@ -78,8 +95,10 @@ int cmd_verify(const Args& args) {
   std::optional<SimulationReport> reference;
   size_t done = 0;
   // Runs one combination, prints its line and, on a difference, the differing counters.
-  auto run = [&](Schedule schedule, uint32_t n, Partition partition, bool fast_forward, const std::string& label) {
+  auto run = [&](const std::string& model, Schedule schedule, uint32_t n, Partition partition, bool fast_forward,
+                 const std::string& label) {
     RunOptions o = base;
+    o.model = model;
     o.engine.schedule = schedule;
     o.engine.threads = n;
     o.engine.partition = partition;
@@ -89,8 +108,8 @@ int cmd_verify(const Args& args) {
     uint64_t insts = 0;
     for (const KernelReport& k : report.kernels) insts += k.stats.warp_insts;
     const std::vector<std::string> diff = reference ? differences(*reference, report, 10) : std::vector<std::string>{};
-    std::printf("  %-8s %7u  %-12s %10.3f %14.0f  %s\n", schedule_name(schedule), n, label.c_str(), report.wall_seconds,
-                report.wall_seconds > 0 ? double(insts) / report.wall_seconds : 0.0,
+    std::printf("  %-8s %7u  %-12s %10.3f %14.0f  %s\n", model == "cycle" ? schedule_name(schedule) : model.c_str(), n,
+                label.c_str(), report.wall_seconds, report.wall_seconds > 0 ? double(insts) / report.wall_seconds : 0.0,
                 !reference ? "reference" : diff.empty() ? "identical" : "DIFFER");
     for (const std::string& d : diff) std::printf("    %s\n", d.c_str());
     std::fflush(stdout);
@@ -99,22 +118,35 @@ int cmd_verify(const Args& args) {
     return diff.empty();
   };
   const bool ff = base.engine.fast_forward;
-  bool same = run(Schedule::kSeq, 1, Partition::kContiguous, ff, partition_name(Partition::kContiguous));
-  // The reference again with fast-forward the other way: jumps must not change a counter.
-  same = same && run(Schedule::kSeq, 1, Partition::kContiguous, !ff, ff ? "(no jumps)" : "(jumps)");
-  for (Schedule schedule : schedule_list)
-    for (uint32_t n : thread_counts)
-      for (Partition partition : partition_list) {
-        if (!same) break;
-        if (schedule == Schedule::kSeq) continue;  // one thread, no partition: the reference run
-        same = run(schedule, n, partition, ff, partition_name(partition));
-      }
+  bool same = true;
+  for (const std::string& model : model_list) {
+    if (!same) break;
+    reference.reset();
+    if (model != "cycle") {
+      // No schedules or partitions: every thread count against one thread.
+      same = run(model, Schedule::kSeq, 1, Partition::kContiguous, ff, "-");
+      for (uint32_t n : thread_counts)
+        if (same && n != 1) same = run(model, Schedule::kSeq, n, Partition::kContiguous, ff, "-");
+      continue;
+    }
+    same = run(model, Schedule::kSeq, 1, Partition::kContiguous, ff, partition_name(Partition::kContiguous));
+    // The reference again with fast-forward the other way: jumps must not change a counter.
+    same = same && run(model, Schedule::kSeq, 1, Partition::kContiguous, !ff, ff ? "(no jumps)" : "(jumps)");
+    for (Schedule schedule : schedule_list)
+      for (uint32_t n : thread_counts)
+        for (Partition partition : partition_list) {
+          if (!same) break;
+          if (schedule == Schedule::kSeq) continue;  // one thread, no partition: the reference run
+          same = run(model, schedule, n, partition, ff, partition_name(partition));
+        }
+  }
   if (!same) {
-    std::printf("lockstep verify: run %zu of %zu differs from seq (counters above)\n", done, total_runs);
+    std::printf("lockstep verify: run %zu of %zu differs from its model's one-thread run (counters above)\n", done,
+                total_runs);
     return 1;
   }
-  std::printf("lockstep verify: %zu runs on %s, every counter of every kernel identical to seq\n", done,
-              spec.name.c_str());
+  std::printf("lockstep verify: %zu runs on %s, every counter of every kernel identical to its model's one-thread run\n",
+              done, spec.name.c_str());
   return 0;
 }
 

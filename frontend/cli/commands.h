@@ -17,6 +17,7 @@ int cmd_gen(const Args& args);
 int cmd_config(const Args& args);
 int cmd_run(const Args& args);
 int cmd_verify(const Args& args);
+int cmd_compare(const Args& args);
 int cmd_bench(const Args& args);
 int cmd_diff(const Args& args);
 int cmd_sweep(const Args& args);

@@ -84,6 +84,13 @@ class Script {
     w.insts.push_back(wi);
   }
 
+  // The kernel's program with every instruction added so far resolved (for models that run it themselves).
+  KernelProgram& program() {
+    program_.extend(table_);
+    return program_;
+  }
+  const StaticTable& table() const { return table_; }
+
   struct Issue {
     uint64_t cycle;
     uint32_t warp;

@@ -77,7 +77,7 @@ TEST(DailyUse, VerifyAndBenchTakeSingularAndPluralNamesAndBenchSaysWhatItDrops) 
 
 TEST(DailyUse, EveryCommandPrintsTheVersion) {
   test::ScratchDir dir("daily");
-  for (const char* command : {"run", "verify", "bench", "convert", "info", "export", "gen", "config", "diff"}) {
+  for (const char* command : {"run", "verify", "compare", "bench", "convert", "info", "export", "gen", "config", "diff"}) {
     SCOPED_TRACE(command);
     const test::CommandResult r = test::lockstep_cmd(std::string(command) + " --version", dir);
     EXPECT_EQ(r.exit_code, 0) << r.err;

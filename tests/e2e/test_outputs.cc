@@ -35,7 +35,8 @@ std::vector<FileOutput> file_outputs() {
           {"run --stats-csv", "run " + trace + " --perfect-memory -q --stats-csv {}"},
           {"convert -o", "convert " + trace + " -q -o {}"},
           {"bench --csv", "bench " + trace + " --perfect-memory --threads 1 --repeat 1 --csv {}"},
-          {"config --dump -o", "config --gpu QV100 --dump -o {}"}};
+          {"config --dump -o", "config --gpu QV100 --dump -o {}"},
+          {"compare --csv", "compare " + trace + " --models memory,memory --csv {}"}};
 }
 std::string with_output(const std::string& args, const std::string& output) {
   std::string s = args;

@@ -1,0 +1,91 @@
+#pragma once
+// The cache-functional memory model of a whole GPU
+// (papers/cache-functional-memory-model.txt §4; docs/DESIGN.md "The memory
+// model"): the SMs (functional_sm.h) and the L2 slices (functional_l2.h),
+// kernel by kernel, with no timing.
+//
+// Placement: block i of a kernel goes to SM (first + i) mod SMs, `first`
+// following on from where the previous kernel's last block went — the block
+// scheduler's round robin, exact for the first wave and an approximation
+// after it (the cycle model places a block where one retired first).
+//
+// Rounds: the blocks are read in trace order and handed to their SMs, a
+// full wave (SMs x blocks per SM) first; then every SM runs until it needs a
+// block not read yet or its step (memory instructions so far) reaches the
+// chunk's limit (in parallel, one task per SM), then every L2 slice takes the
+// chunk's requests of all SMs, merged by (step, SM id) — each SM's requests in
+// its own order, the SMs interleaved by their progress — (in parallel, one
+// task per slice). The next chunk raises the limit by kStepsPerChunk; once
+// every SM needs a block or is done, blocks are read until every SM that
+// needs one has it. What an SM or a slice computes depends only on the trace
+// and the config, never on the threads: results are identical for any thread
+// count. Memory holds the resident blocks, at most one block given ahead per
+// SM, and one chunk's requests.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "configs/spec/gpu_spec.h"
+#include "core/kernel_program.h"
+#include "core/occupancy.h"
+#include "core/sm_stats.h"
+#include "frontend/trace/trace_source.h"
+#include "memsys/functional/functional_l2.h"
+#include "memsys/functional/functional_sm.h"
+#include "memsys/memory_stats.h"
+
+namespace lockstep {
+
+// One kernel's counters.
+struct FunctionalKernelResult {
+  SmStats stats;                    // every SM's, summed in SM id order
+  MemoryStats memory;               // every slice's and channel's
+  std::vector<SmStats> sm_stats;    // per SM (per-unit statistics only)
+  MemoryInstanceStats memory_units;  // per slice and channel (per-unit statistics only)
+};
+
+class FunctionalGpu {
+ public:
+  // The steps (memory instructions per SM) between two L2 phases.
+  static constexpr uint64_t kStepsPerChunk = 256;
+
+  // `threads`: at most this many run the SMs and the slices (1: all on the caller's thread).
+  FunctionalGpu(const GpuSpec& spec, uint32_t threads, bool per_unit_stats);
+  ~FunctionalGpu();
+
+  // Copy engine (MemcpyHtoD): the bytes land in the L2 as written data.
+  void copy_to_device(uint64_t addr, uint64_t bytes) { l2_.copy_to_device(addr, bytes); }
+  // Runs a kernel: its blocks from `blocks` to the end, `program` extended
+  // from `table` as they are read (text traces grow it).
+  FunctionalKernelResult run_kernel(KernelProgram& program, const StaticTable& table, BlockCursor& blocks,
+                                    const Occupancy& occupancy);
+
+  FunctionalSm& sm(uint32_t id) { return *sms_[id]; }
+  FunctionalL2& l2() { return l2_; }
+
+ private:
+  // fn(i) for i in [0, n): on the caller's thread with one thread, else as oneTBB tasks.
+  template <typename Fn>
+  void for_each(uint32_t n, Fn&& fn);
+  // Slice `s` takes every SM's requests for it, merged by (step, SM id).
+  void merge_into_slice(uint32_t s);
+
+  const GpuSpec& spec_;
+  const uint32_t threads_;
+  const bool per_unit_;
+  FunctionalL2 l2_;
+  std::vector<std::unique_ptr<FunctionalSm>> sms_;
+  struct Arena;
+  std::unique_ptr<Arena> arena_;  // the oneTBB arena of `threads` (threads > 1 only)
+  // Per slice: the merge's cursors, one per SM with requests (scratch).
+  struct Cursor {
+    const L2Request* at;
+    const L2Request* end;
+    uint32_t sm;
+  };
+  std::vector<std::vector<Cursor>> heaps_;
+  std::vector<std::unique_ptr<BlockTrace>> spare_blocks_;  // storage of retired blocks, to decode into
+  uint32_t next_sm_ = 0;  // the SM the next block goes to
+};
+
+}  // namespace lockstep

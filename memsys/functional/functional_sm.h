@@ -1,0 +1,108 @@
+#pragma once
+// One SM of the cache-functional memory model (papers/cache-functional-
+// memory-model.txt §4): its resident blocks' warps take turns, each turn a
+// warp runs up to and including its next memory instruction (a round robin
+// over the resident warps at memory-instruction granularity, in residency
+// order); a memory instruction's lanes are coalesced into sectors by the
+// LD/ST unit's coalescer (core/coalescer.h) and looked up in the SM's L1 by
+// the L1's own rules (core/l1_cache_policy.h), with no timing. Loads that
+// miss are requested from the L2 and filled when the instruction's lookups
+// are done (a sector two lanes groups of one instruction miss on is fetched
+// once: the data of an instruction's own miss cannot be there for itself);
+// stores write through; atomics go to the L2. What goes to the L2 is
+// appended, per slice, with the SM's step (its memory instructions so far
+// in the kernel), for the L2 to merge every SM's requests in one order.
+//
+// Blocks come from the dispatcher in the order they are placed on this SM
+// (give()); one becomes resident when a slot frees (up to the kernel's
+// blocks per SM). When a block retires and none is queued, run() stops
+// right there until the next is given (or the kernel has no more), so what
+// the SM does does not depend on when blocks are handed over; nor does it
+// depend on where run() stops for a step limit. The SM
+// allocates nothing per instruction; it keeps at most its resident blocks
+// and those given ahead.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "configs/spec/gpu_spec.h"
+#include "core/coalescer.h"
+#include "core/kernel_program.h"
+#include "core/l1_cache_policy.h"
+#include "core/occupancy.h"
+#include "core/sm_stats.h"
+#include "frontend/trace/block_trace.h"
+#include "memsys/address_map.h"
+#include "memsys/functional/l2_request.h"
+
+namespace lockstep {
+
+class FunctionalSm {
+ public:
+  FunctionalSm(const GpuSpec& spec, const AddressMap& map);
+
+  // A new kernel: `program` resolves its instructions; the L1 is invalidated
+  // and sized from the carve-out; up to occupancy.blocks_per_sm blocks are resident at once.
+  void start_kernel(const KernelProgram& program, const Occupancy& occupancy);
+  // The next block placed on this SM.
+  void give(std::unique_ptr<BlockTrace> block) { queued_.push_back(std::move(block)); }
+  // Runs until a retired block's slot needs a block not given yet (when
+  // `more_coming`: starved()), until every given block has retired (idle()),
+  // or until its step reaches `step_limit` (checked before each warp's turn).
+  void run(bool more_coming, uint64_t step_limit = UINT64_MAX);
+  // No block resident or queued.
+  bool idle() const { return resident_blocks_ == 0 && queued_.empty(); }
+  // The last run() stopped for a block not given yet, and none has been given since.
+  bool starved() const { return starved_ && queued_.empty(); }
+  uint64_t step() const { return step_; }
+
+  // The L2 requests made since the last clear_requests(), for `slice`, in issue order.
+  std::span<const L2Request> requests(uint32_t slice) const { return requests_[slice]; }
+  void clear_requests();
+  // Storage of retired blocks, for the reader to decode into.
+  void take_spent_blocks(std::vector<std::unique_ptr<BlockTrace>>& into);
+  SmStats take_stats();
+  const SectorCache& l1() const { return l1_.cache(); }
+
+ private:
+  struct Warp {
+    const WarpTrace* trace = nullptr;
+    uint32_t next = 0;    // next instruction
+    uint32_t block = 0;   // slot of its block
+    bool done = false;
+  };
+  struct BlockSlot {
+    std::unique_ptr<BlockTrace> trace;
+    uint32_t warps_left = 0;
+  };
+
+  // Fills free slots from the queue; false when a slot stays free.
+  void place_queued();
+  void place(uint32_t slot, std::unique_ptr<BlockTrace> block);
+  // Runs warp `w` up to and including its next memory instruction; true when it ends.
+  bool turn(Warp& w);
+  void memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, const WarpTrace& trace);
+  void send(L2RequestType type, uint64_t addr, uint32_t byte_mask);
+
+  const GpuSpec& spec_;
+  const AddressMap& map_;
+  L1CachePolicy l1_;
+  const KernelProgram* program_ = nullptr;
+  uint32_t blocks_per_sm_ = 0;
+  std::vector<BlockSlot> slots_;
+  uint32_t resident_blocks_ = 0;
+  std::deque<std::unique_ptr<BlockTrace>> queued_;
+  std::vector<std::unique_ptr<BlockTrace>> spent_;
+  std::vector<Warp> warps_;  // resident warps in residency order (ended ones dropped after each pass)
+  size_t position_ = 0;      // the warp whose turn is next
+  uint64_t step_ = 0;        // memory instructions looked up in this kernel
+  bool starved_ = false;
+  std::vector<SectorAccess> sectors_;  // scratch: one instruction's coalesced sectors
+  std::vector<uint64_t> missed_;       // scratch: sectors one instruction fetched, filled at its end
+  std::vector<std::vector<L2Request>> requests_;  // per slice
+  SmStats stats_;
+};
+
+}  // namespace lockstep

@@ -1,0 +1,267 @@
+// The cache-functional memory model's rules (memsys/functional/,
+// papers/cache-functional-memory-model.txt §3-§4): sectored L2 and L1, the
+// write-back and write-validate L2, L1 hits filtered before the L2, the
+// carve-out sizing the L1, placement and the merge order of the L2.
+#include <gtest/gtest.h>
+
+#include "configs/spec/gpu_config.h"
+#include "memsys/functional/functional_gpu.h"
+#include "memsys/functional/functional_l2.h"
+#include "memsys/functional/functional_sm.h"
+#include "tests/core/sm_script.h"
+
+namespace lockstep {
+namespace {
+
+// One set of two ways, linear index: every line competes for the same two ways.
+L2Spec two_way_l2() {
+  L2Spec s;
+  s.sets = 1;
+  s.ways = 2;
+  s.set_hash = IndexHash::kLinear;
+  return s;
+}
+
+constexpr uint32_t kWholeSector = 0xffffffffu;
+
+// §3.1, §4.1: a line present does not make its other sectors present; a read of
+// an absent sector of a present line is a miss and one DRAM sector read.
+TEST(FunctionalL2Rules, ASectorMissOnALineHitReadsDram) {
+  FunctionalL2Slice slice(two_way_l2());
+  slice.read(0);   // line and sector absent
+  slice.read(32);  // line present, sector 1 absent
+  slice.read(0);   // hit
+  EXPECT_EQ(slice.stats().read_sectors, 3u);
+  EXPECT_EQ(slice.stats().read_hits, 1u);
+  EXPECT_EQ(slice.dram_stats().read_sectors, 2u);
+  EXPECT_EQ(slice.stats().fill_sectors, 2u);
+}
+
+// §3.3, Figure 4: a write-back L2 writes DRAM only when a line with dirty
+// sectors is evicted, one DRAM write per dirty sector; a clean eviction writes nothing.
+TEST(FunctionalL2Rules, DirtySectorsAreWrittenBackOnlyAtEviction) {
+  FunctionalL2Slice slice(two_way_l2());
+  slice.write(0, kWholeSector);   // line 0, sector 0
+  slice.write(64, kWholeSector);  // line 0, sector 2
+  slice.write(128, kWholeSector);  // line 1, sector 0: the set is full now
+  slice.read(128);
+  EXPECT_EQ(slice.dram_stats().write_sectors, 0u) << "a write or a hit never writes DRAM";
+  slice.read(256);  // line 2 evicts line 0 (least recently used): its 2 dirty sectors
+  EXPECT_EQ(slice.dram_stats().write_sectors, 2u);
+  EXPECT_EQ(slice.stats().writeback_sectors, 2u);
+  slice.read(384);  // line 3 evicts line 1: 1 dirty sector
+  EXPECT_EQ(slice.dram_stats().write_sectors, 3u);
+  slice.read(512);  // line 4 evicts line 2, which was only read: clean
+  EXPECT_EQ(slice.dram_stats().write_sectors, 3u);
+}
+
+// §3.3 (Khairy et al.): write-validate installs a write's bytes without
+// reading the sector from DRAM; a sector written whole then reads as a hit,
+// one written in part is fetched when read.
+TEST(FunctionalL2Rules, WriteValidateAvoidsTheDramRead) {
+  FunctionalL2Slice slice(two_way_l2());
+  slice.write(0, kWholeSector);
+  EXPECT_EQ(slice.dram_stats().read_sectors, 0u);
+  slice.read(0);
+  EXPECT_EQ(slice.stats().read_hits, 1u);
+  EXPECT_EQ(slice.dram_stats().read_sectors, 0u);
+  slice.write(32, 0x0000000fu);  // 4 bytes of sector 1
+  EXPECT_EQ(slice.dram_stats().read_sectors, 0u);
+  slice.read(32);  // only partly present: fetched
+  EXPECT_EQ(slice.stats().read_hits, 1u);
+  EXPECT_EQ(slice.dram_stats().read_sectors, 1u);
+}
+
+// l2.write_validate = false: the paper's plain write-back L2 (§3.3, Figure 4)
+// reads a written sector from DRAM first unless it is readable.
+TEST(FunctionalL2Rules, FetchOnWriteReadsTheSectorFirst) {
+  L2Spec spec = two_way_l2();
+  spec.write_validate = false;
+  FunctionalL2Slice slice(spec);
+  slice.write(0, 0x0000000fu);
+  EXPECT_EQ(slice.dram_stats().read_sectors, 1u);
+  slice.write(0, 0x000000f0u);  // now readable: no second read
+  EXPECT_EQ(slice.dram_stats().read_sectors, 1u);
+  slice.read(0);
+  EXPECT_EQ(slice.stats().read_hits, 1u);
+  EXPECT_EQ(slice.dram_stats().read_sectors, 1u);
+}
+
+// An atomic needs its sector: fetched when absent, then written (dirty).
+TEST(FunctionalL2Rules, AnAtomicFetchesItsSectorAndLeavesItDirty) {
+  FunctionalL2Slice slice(two_way_l2());
+  slice.atomic(0, 0xfu);
+  EXPECT_EQ(slice.stats().atomic_sectors, 1u);
+  EXPECT_EQ(slice.dram_stats().read_sectors, 1u);
+  EXPECT_EQ(slice.cache().dirty_sectors(), 1u);
+}
+
+// One SM of the functional model on QV100, driven by a hand-built kernel.
+class FunctionalSmTest : public ::testing::Test {
+ protected:
+  FunctionalSmTest() : spec_(load_gpu_spec("QV100")), map_(spec_.memory), script_(spec_.sm), sm_(spec_, map_) {
+    load_ = script_.inst("LDG.E", {2}, {4}, 4);
+  }
+  // 32 lanes, 4 bytes each, from `base`: one 128 B line, its 4 sectors.
+  static std::vector<uint64_t> line_of(uint64_t base) {
+    std::vector<uint64_t> a;
+    for (uint64_t lane = 0; lane < 32; ++lane) a.push_back(base + 4 * lane);
+    return a;
+  }
+  // Runs `block` alone with `l1_kb` of L1.
+  void run(const BlockTrace& block, uint32_t l1_kb) {
+    Occupancy o;
+    o.blocks_per_sm = 1;
+    o.warps_per_block = uint32_t(block.warps.size());
+    o.l1_kb = l1_kb;
+    sm_.start_kernel(script_.program(), o);
+    sm_.give(std::make_unique<BlockTrace>(block));
+    sm_.run(false);
+    stats_ = sm_.take_stats();
+  }
+  // Every request the SM sent to the L2, over all slices.
+  size_t l2_requests() const {
+    size_t n = 0;
+    for (uint32_t s = 0; s < map_.slices(); ++s) n += sm_.requests(s).size();
+    return n;
+  }
+
+  GpuSpec spec_;
+  AddressMap map_;
+  test::Script script_;
+  FunctionalSm sm_;
+  uint32_t load_ = 0;
+  SmStats stats_;
+};
+
+// §3.2, §5.3.2: only L1 misses reach the L2.
+TEST_F(FunctionalSmTest, L1HitsNeverReachTheL2) {
+  BlockTrace block;
+  script_.add(block, 0, load_, line_of(0x10000));
+  script_.add(block, 0, load_, line_of(0x10000));
+  run(block, 128);
+  EXPECT_EQ(stats_.global_ld_sectors, 8u);
+  EXPECT_EQ(stats_.l1.global_ld_hit_sectors, 4u);
+  EXPECT_EQ(stats_.l1.miss_sectors, 4u);
+  EXPECT_EQ(l2_requests(), 4u) << "the second load's 4 sectors hit in L1 and must not reach the L2";
+}
+
+// The L1 is sectored too: the first lanes' sector does not bring its line's others.
+TEST_F(FunctionalSmTest, AnL1SectorMissOnALineHitGoesToTheL2) {
+  BlockTrace block;
+  const std::vector<uint64_t> line = line_of(0x20000);
+  script_.add(block, 0, load_, std::vector<uint64_t>(line.begin(), line.begin() + 8));  // sector 0
+  script_.add(block, 0, load_, std::vector<uint64_t>(line.begin(), line.begin() + 16));  // sectors 0, 1
+  run(block, 128);
+  EXPECT_EQ(stats_.global_ld_sectors, 3u);
+  EXPECT_EQ(stats_.l1.global_ld_hit_sectors, 1u);
+  EXPECT_EQ(l2_requests(), 2u);
+}
+
+// §4.2: the kernel's shared-memory carve-out sets the L1's capacity. Two
+// passes over 64 KB: the second hits everywhere in a 128 KB L1 and nowhere in
+// a 32 KB one (LRU, a pass longer than the cache).
+TEST_F(FunctionalSmTest, TheCarveOutChangesTheL1Capacity) {
+  BlockTrace block;
+  for (int pass = 0; pass < 2; ++pass)
+    for (uint64_t line = 0; line < 512; ++line) script_.add(block, 0, load_, line_of(0x100000 + 128 * line));
+  run(block, 128);
+  EXPECT_EQ(sm_.l1().ways_in_use() * spec_.memory.l1d.sets * spec_.memory.l1d.line_bytes, 128u * 1024);
+  EXPECT_EQ(stats_.l1.global_ld_hit_sectors, 2048u);
+  sm_.clear_requests();
+  run(block, 32);
+  EXPECT_EQ(sm_.l1().ways_in_use() * spec_.memory.l1d.sets * spec_.memory.l1d.line_bytes, 32u * 1024);
+  EXPECT_EQ(stats_.l1.global_ld_hit_sectors, 0u);
+}
+
+// Stores write through to the L2 and never allocate in the L1.
+TEST_F(FunctionalSmTest, StoresWriteThroughWithoutAllocating) {
+  const uint32_t store = script_.inst("STG.E", {}, {4, 2}, 4);
+  BlockTrace block;
+  script_.add(block, 0, store, line_of(0x30000));
+  script_.add(block, 0, load_, line_of(0x30000));
+  run(block, 128);
+  EXPECT_EQ(stats_.global_st_sectors, 4u);
+  EXPECT_EQ(stats_.l1.global_ld_hit_sectors, 0u) << "a store must not allocate the line in L1";
+  EXPECT_EQ(l2_requests(), 8u);
+}
+
+// A block waits for a free slot: with one block per SM, the second given
+// block's warps run only after the first block retired, and run() stops when
+// a slot frees with more blocks to come.
+TEST_F(FunctionalSmTest, ABlockBecomesResidentWhenASlotFrees) {
+  BlockTrace first, second;
+  script_.add(first, 0, load_, line_of(0x40000));
+  script_.add(second, 0, load_, line_of(0x40000));
+  Occupancy o;
+  o.blocks_per_sm = 1;
+  o.warps_per_block = 1;
+  o.l1_kb = 128;
+  sm_.start_kernel(script_.program(), o);
+  sm_.give(std::make_unique<BlockTrace>(first));
+  sm_.run(true);  // the first block retires; the second is not given yet
+  EXPECT_EQ(sm_.take_stats().blocks_launched, 1u);
+  EXPECT_TRUE(sm_.idle());
+  sm_.give(std::make_unique<BlockTrace>(second));
+  sm_.run(false);
+  const SmStats s = sm_.take_stats();
+  EXPECT_EQ(s.blocks_launched, 1u);
+  EXPECT_EQ(s.l1.global_ld_hit_sectors, 4u) << "the second block runs after the first, on the same L1";
+}
+
+// Blocks of a vector, in order.
+class VectorCursor : public BlockCursor {
+ public:
+  explicit VectorCursor(std::vector<BlockTrace> blocks) : blocks_(std::move(blocks)) {}
+  bool next(BlockTrace& out) override {
+    if (next_ == blocks_.size()) return false;
+    out = blocks_[next_++];
+    return true;
+  }
+
+ private:
+  std::vector<BlockTrace> blocks_;
+  size_t next_ = 0;
+};
+
+// Block i goes to SM i (round robin), and each L2 slice takes the SMs'
+// requests by (step, SM id): SM 0's first load, SM 1's first, SM 0's second,
+// SM 1's second. In a one-line L2 the two SMs' lines then evict each other
+// every time (4 DRAM reads, no hit), on one thread or several; SM 0's
+// requests all before SM 1's would hit twice.
+TEST(FunctionalGpuRules, TheL2TakesTheSmsRequestsByStepThenSm) {
+  GpuSpec spec = load_gpu_spec("QV100");
+  spec.sms = 2;
+  spec.memory.l2.sets = 1;
+  spec.memory.l2.ways = 1;
+  spec.memory.l2.set_hash = IndexHash::kLinear;
+  spec.memory.l1d.cache_global = false;  // every load reaches the L2
+  const AddressMap map(spec.memory);
+  const uint64_t a = 0x100000;
+  uint64_t b = a + 128;
+  while (map.slice(b) != map.slice(a)) b += 128;
+  for (uint32_t threads : {1u, 2u}) {
+    test::Script script(spec.sm);
+    const uint32_t load = script.inst("LDG.E", {2}, {4}, 4);
+    std::vector<BlockTrace> blocks(2);
+    for (int i = 0; i < 2; ++i) {
+      script.add(blocks[0], 0, load, {a});
+      script.add(blocks[1], 0, load, {b});
+    }
+    FunctionalGpu gpu(spec, threads, true);
+    VectorCursor cursor(blocks);
+    Occupancy o;
+    o.blocks_per_sm = 1;
+    o.warps_per_block = 1;
+    o.l1_kb = 128;
+    const FunctionalKernelResult r = gpu.run_kernel(script.program(), script.table(), cursor, o);
+    EXPECT_EQ(r.sm_stats.at(0).global_ld_sectors, 2u) << "block 0 on SM 0";
+    EXPECT_EQ(r.sm_stats.at(1).global_ld_sectors, 2u) << "block 1 on SM 1";
+    EXPECT_EQ(r.memory.l2.read_sectors, 4u);
+    EXPECT_EQ(r.memory.l2.read_hits, 0u) << threads << " thread(s)";
+    EXPECT_EQ(r.memory.dram.read_sectors, 4u) << threads << " thread(s)";
+  }
+}
+
+}  // namespace
+}  // namespace lockstep
