@@ -136,6 +136,71 @@ TEST(TuneFit, RecoversThreeLatenciesAndTheKernelStartCostFromTheDefaultConfig) {
   EXPECT_NE(read_text(dir / "fit.csv").find("kernel,hardware_source,hardware_cycles,before_cycles"), std::string::npos);
 }
 
+// 4316 -> "4,316", as ncu writes numbers in its CSV.
+std::string with_thousands(uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// --hw NCU.csv: the hardware cycles of all traces' kernels, in launch order,
+// from an Nsight Compute CSV (==PROF== lines before the header, a units row,
+// quoted fields, demangled names, numbers with thousands separators, a kernel
+// the traces do not have) instead of gt files.
+TEST(TuneFit, FitsToAnNsightComputeCsv) {
+  test::ScratchDir dir("tune-fit-ncu");
+  const std::map<std::string, int> hidden = {{"unit.SP.latency", 4}, {"sm.shared_latency", 26}};
+  std::string sets, traces;
+  for (const auto& [key, value] : hidden) sets += " --set " + key + "=" + std::to_string(value);
+  struct Kernel {
+    const char* workload;
+    const char* demangled;
+  };
+  const Kernel kernels[] = {{"ffma_chain", "ffmaChain(float *, int)"}, {"pchase_shared", "pchaseShared(unsigned int *, int)"}};
+  std::string csv =
+      "==PROF== Connected to process 4242 (/home/user/ubench)\n"
+      "==PROF== Profiling \"ffmaChain\" - 0: 0%....50%....100% - 9 passes\n"
+      "==PROF== Disconnected from process 4242\n"
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+      "\"Grid Size\",\"Device\",\"CC\",\"gpc__cycles_elapsed.max\"\n"
+      "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"cycle\"\n";
+  int id = 0;
+  for (const Kernel& k : kernels) {
+    const fs::path trace = dir / k.workload;
+    ASSERT_EQ(lockstep_cmd(std::string("gen ") + k.workload + " -o " + quoted(trace) + " --size 160 --sms 1 -q", dir).exit_code,
+              0);
+    const fs::path json = dir / (std::string(k.workload) + ".json");
+    ASSERT_EQ(lockstep_cmd("run " + quoted(trace) + " " + kBase + sets + " -q --stats-json " + quoted(json), dir).exit_code, 0);
+    const uint64_t cycles =
+        nlohmann::json::parse(read_text(json))["kernels"][0]["stats"]["gpc__cycles_elapsed.max"].get<uint64_t>();
+    csv += "\"" + std::to_string(id++) + "\",\"4242\",\"ubench\",\"host\",\"" + k.demangled +
+           "\",\"1\",\"7\",\"(32, 1, 1)\",\"(1, 1, 1)\",\"0\",\"7.0\",\"" + with_thousands(cycles) + "\"\n";
+    traces += ' ';
+    traces += quoted(trace);
+  }
+  csv += "\"2\",\"4242\",\"ubench\",\"host\",\"onlyOnHardware()\",\"1\",\"7\",\"(32, 1, 1)\",\"(1, 1, 1)\",\"0\",\"7.0\",\"1,000\"\n";
+  write(dir / "hw.csv", csv);
+  const Result r = lockstep_cmd("tune fit" + traces + " " + kBase +
+                                    " --param unit.SP.latency=1:12 --param sm.shared_latency=5:60 --hw " +
+                                    quoted(dir / "hw.csv") + " --jobs 2 -o " + quoted(dir / "fit.cfg"),
+                                dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(converged)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not compared: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("onlyOnHardware"), std::string::npos) << r.out;
+  // Both kernels compared, each against its own row.
+  EXPECT_NE(r.out.find("_Z9ffmaChainPfi"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("_Z12pchaseSharedPji"), std::string::npos) << r.out;
+  const auto fitted = overlay_values(read_text(dir / "fit.cfg"));
+  for (const auto& [key, value] : hidden) {
+    ASSERT_TRUE(fitted.count(key)) << key;
+    EXPECT_EQ(fitted.at(key), std::to_string(value)) << key << "\n" << r.out;
+  }
+}
+
 TEST(TuneFit, BadInputsAreOneLineErrors) {
   test::ScratchDir dir("tune-fit-bad");
   ASSERT_EQ(lockstep_cmd("gen reduce -o " + quoted(dir / "t") + " --size 300 --sms 1 -q", dir).exit_code, 0);
