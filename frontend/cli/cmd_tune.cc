@@ -83,7 +83,7 @@ void print_fit_tables(std::FILE* out, const FitResult& r, const std::string& csv
            std::to_string(uint64_t(b.simulated)) + "," + percent(eb).substr(0, percent(eb).size() - 1) + "\n";
   }
   std::fprintf(out, "  %-36s %14s %14s %10s %14s %10s\n", "mean absolute error", "", "",
-              percent(r.start.error).substr(1).c_str(), "", percent(r.best.error).substr(1).c_str());
+              percent(r.start.mean_abs_error).substr(1).c_str(), "", percent(r.best.mean_abs_error).substr(1).c_str());
   if (!csv_file.empty()) write_output_file(csv_file, csv);
 }
 
@@ -94,11 +94,13 @@ int tune_fit(const Args& args) {
   SimulationInputs inputs;
   po::options_description opts(
       "usage: lockstep tune fit TRACE... --param KEY=LOW:HIGH... [options]\n"
-      "Searches whole-number values of the given config keys, each within LOW..HIGH, that minimise the mean\n"
-      "absolute error of the kernels' simulated cycles (gpc__cycles_elapsed.max) against hardware cycles:\n"
-      "a compass search from the base config's values (each round tries one step down and up per key, in\n"
-      "parallel; steps start at a quarter of the range and halve when no neighbour is better). Deterministic:\n"
-      "the same inputs give the same result on any number of threads. Hardware cycles: each TRACE's gt file\n"
+      "Searches whole-number values of the given config keys, each within LOW..HIGH, that minimise the root\n"
+      "mean square of the kernels' relative cycle errors (gpc__cycles_elapsed.max against hardware cycles),\n"
+      "from the base config's values: each round probes one step down and up per key (in parallel), then\n"
+      "tries every improving key's probe at once and a Gauss-Newton step from the probes' slopes; a key's\n"
+      "step (first a quarter of its range) halves when neither of its probes improved; at steps of 1 it\n"
+      "restarts once with smaller steps from the best point. Deterministic: the same inputs give the same\n"
+      "result on any number of threads. Hardware cycles: each TRACE's gt file\n"
       "(kernels by launch order), or --hw FILE (an ncu CSV or gt file) for all traces' kernels in order.\n"
       "Writes the fitted keys as a config overlay and prints a before/after table.\noptions");
   opts.add_options()("help,h", "show this help")("param", po::value(&params)->composing(),
@@ -142,8 +144,9 @@ int tune_fit(const Args& args) {
 
   ConfigOverlay overlay;
   char summary[256];
-  std::snprintf(summary, sizeof summary, "cycle error (MAE) %.3f%% -> %.3f%% in %zu runs (%s)", r.start.error,
-                r.best.error, r.runs, r.converged ? "converged" : "run budget reached");
+  std::snprintf(summary, sizeof summary, "cycle error (RMS) %.3f%% -> %.3f%%, (MAE) %.3f%% -> %.3f%% in %zu runs (%s)",
+                r.start.error, r.best.error, r.start.mean_abs_error, r.best.mean_abs_error, r.runs,
+                r.converged ? "converged" : "run budget reached");
   overlay.header.push_back("lockstep config overlay fitted to hardware cycles (lockstep tune fit)");
   overlay.header.push_back(summary);
   for (size_t i = 0; i < options.parameters.size(); ++i) {

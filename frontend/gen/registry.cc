@@ -28,6 +28,8 @@ constexpr Workload kWorkloads[] = {
      generate_pchase_l2, true},
     {"pchase_dram", "latency: one thread chasing --size pointers over 1 GB (not copied), misses to DRAM",
      generate_pchase_dram, true},
+    {"pchase_shared", "latency: one warp chasing --size dependent shared-memory loads, no bank conflicts",
+     generate_pchase_shared, true},
     {"empty_kernel", "kernel-level costs: --size blocks of one warp that only EXIT (launch.*)",
      generate_empty_kernel, true},
 };

@@ -31,6 +31,7 @@ void generate_ffma_chain(TraceBuilder& trace);
 void generate_pchase_l1(TraceBuilder& trace);
 void generate_pchase_l2(TraceBuilder& trace);
 void generate_pchase_dram(TraceBuilder& trace);
+void generate_pchase_shared(TraceBuilder& trace);
 void generate_empty_kernel(TraceBuilder& trace);
 
 // Every workload, in the order `lockstep gen --help` lists them.

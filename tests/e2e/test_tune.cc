@@ -1,6 +1,6 @@
 // lockstep tune end to end. fit: "hardware" cycles made by lockstep itself
-// with a hidden config (three latencies changed) on small generated
-// workloads are fitted back from the default config. import: a fixture of
+// with a hidden config (three latencies and the kernel start cost changed) on
+// small generated microbenchmarks are fitted back from the default config. import: a fixture of
 // Accel-Sim microbenchmark output lines.
 #include <gtest/gtest.h>
 
@@ -56,34 +56,57 @@ std::map<std::string, std::string> overlay_values(const std::string& text) {
   return out;
 }
 
-// The small workloads: one SM, a few hundred warp instructions each, so that
-// each latency shows in some kernel's cycles.
-const char* kWorkloads[] = {"l1_read", "l2_read", "gemm", "reduce"};
+// The microbenchmarks, each isolating one fitted key beside the kernel's
+// fixed costs: a dependent FFMA chain (unit.SP.latency), a pointer chase that
+// hits in the L2 (l2.latency), a shared-memory chase (sm.shared_latency) and
+// an empty kernel (launch.kernel_start_cycles). Small sizes on one SM.
+struct Microbenchmark {
+  const char* workload;
+  const char* size;
+};
+const Microbenchmark kWorkloads[] = {
+    {"ffma_chain", "320"}, {"pchase_l2", "160"}, {"pchase_shared", "160"}, {"empty_kernel", "8"}};
 const char* kBase = "--gpu QV100 --set gpu.sms=1";
-// The hidden config: three latencies away from QV100's (l2.latency 160, sm.shared_latency 20, unit.SP.latency 2).
-const std::map<std::string, double> kHidden = {{"l2.latency", 184}, {"sm.shared_latency", 26}, {"unit.SP.latency", 4}};
-const char* kParams = "--param l2.latency=100:300 --param sm.shared_latency=5:60 --param unit.SP.latency=1:12";
-constexpr int kMaxRuns = 150;
+// The hidden config: three latencies and the kernel start cost away from QV100's
+// (l2.latency 160, sm.shared_latency 20, unit.SP.latency 2, launch.kernel_start_cycles 1200).
+const std::map<std::string, double> kHidden = {
+    {"l2.latency", 184}, {"sm.shared_latency", 26}, {"unit.SP.latency", 4}, {"launch.kernel_start_cycles", 1530}};
+const std::map<std::string, std::string> kDefault = {
+    {"l2.latency", "160"}, {"sm.shared_latency", "20"}, {"unit.SP.latency", "2"}, {"launch.kernel_start_cycles", "1200"}};
+const char* kParams =
+    "--param l2.latency=100:300 --param sm.shared_latency=5:60 --param unit.SP.latency=1:12 "
+    "--param launch.kernel_start_cycles=0:4000";
+constexpr int kMaxRuns = 40;
 
-TEST(TuneFit, RecoversThreeHiddenLatenciesFromTheDefaultConfig) {
-  test::ScratchDir dir("tune-fit");
-  std::string hidden;
-  for (const auto& [key, value] : kHidden) hidden += " --set " + key + "=" + std::to_string(int(value));
+// Writes each microbenchmark's trace with a gt file of its kernel cycles under
+// `hidden` (--set arguments); returns the traces' quoted paths.
+std::string make_hardware_traces(const test::ScratchDir& dir, const std::string& hidden) {
   std::string traces;
-  for (const char* w : kWorkloads) {
-    const fs::path trace = dir / w;
-    ASSERT_EQ(lockstep_cmd(std::string("gen ") + w + " -o " + quoted(trace) + " --size 300 --sms 1 -q", dir).exit_code, 0);
+  for (const Microbenchmark& m : kWorkloads) {
+    const fs::path trace = dir / m.workload;
+    EXPECT_EQ(lockstep_cmd(std::string("gen ") + m.workload + " -o " + quoted(trace) + " --size " + m.size + " --sms 1 -q", dir)
+                  .exit_code,
+              0);
     // The "hardware": this trace's kernel cycles under the hidden config, one per line in its gt file.
-    const fs::path json = dir / (std::string(w) + ".json");
+    const fs::path json = dir / (std::string(m.workload) + ".json");
     const Result run = lockstep_cmd("run " + quoted(trace) + " " + kBase + hidden + " -q --stats-json " + quoted(json), dir);
-    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.exit_code, 0) << run.err;
     std::string gt;
     const nlohmann::json stats = nlohmann::json::parse(read_text(json));
     for (const auto& k : stats["kernels"])
       gt += std::to_string(k["stats"]["gpc__cycles_elapsed.max"].get<uint64_t>()) + "\n";
     write(trace / "gt", gt);
-    traces += " " + quoted(trace);
+    traces += ' ';
+    traces += quoted(trace);
   }
+  return traces;
+}
+
+TEST(TuneFit, RecoversThreeLatenciesAndTheKernelStartCostFromTheDefaultConfig) {
+  test::ScratchDir dir("tune-fit");
+  std::string hidden;
+  for (const auto& [key, value] : kHidden) hidden += " --set " + key + "=" + std::to_string(int(value));
+  const std::string traces = make_hardware_traces(dir, hidden);
   std::string overlays[2];
   for (int jobs : {1, 2}) {
     const fs::path out = dir / ("fit" + std::to_string(jobs) + ".cfg");
@@ -93,9 +116,8 @@ TEST(TuneFit, RecoversThreeHiddenLatenciesFromTheDefaultConfig) {
                                   dir);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     // From the default config's values.
-    EXPECT_NE(r.out.find("l2.latency: 160 ->"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("sm.shared_latency: 20 ->"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("unit.SP.latency: 2 ->"), std::string::npos) << r.out;
+    for (const auto& [key, value] : kDefault)
+      EXPECT_NE(r.out.find(key + ": " + value + " ->"), std::string::npos) << r.out;
     std::smatch runs;
     ASSERT_TRUE(std::regex_search(r.out, runs, std::regex("in ([0-9]+) runs"))) << r.out;
     EXPECT_LE(std::stoi(runs[1]), kMaxRuns);
@@ -112,6 +134,71 @@ TEST(TuneFit, RecoversThreeHiddenLatenciesFromTheDefaultConfig) {
   const Result check = lockstep_cmd("config --gpu QV100 --config " + quoted(dir / "fit1.cfg"), dir);
   EXPECT_EQ(check.exit_code, 0) << check.err;
   EXPECT_NE(read_text(dir / "fit.csv").find("kernel,hardware_source,hardware_cycles,before_cycles"), std::string::npos);
+}
+
+// 4316 -> "4,316", as ncu writes numbers in its CSV.
+std::string with_thousands(uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// --hw NCU.csv: the hardware cycles of all traces' kernels, in launch order,
+// from an Nsight Compute CSV (==PROF== lines before the header, a units row,
+// quoted fields, demangled names, numbers with thousands separators, a kernel
+// the traces do not have) instead of gt files.
+TEST(TuneFit, FitsToAnNsightComputeCsv) {
+  test::ScratchDir dir("tune-fit-ncu");
+  const std::map<std::string, int> hidden = {{"unit.SP.latency", 4}, {"sm.shared_latency", 26}};
+  std::string sets, traces;
+  for (const auto& [key, value] : hidden) sets += " --set " + key + "=" + std::to_string(value);
+  struct Kernel {
+    const char* workload;
+    const char* demangled;
+  };
+  const Kernel kernels[] = {{"ffma_chain", "ffmaChain(float *, int)"}, {"pchase_shared", "pchaseShared(unsigned int *, int)"}};
+  std::string csv =
+      "==PROF== Connected to process 4242 (/home/user/ubench)\n"
+      "==PROF== Profiling \"ffmaChain\" - 0: 0%....50%....100% - 9 passes\n"
+      "==PROF== Disconnected from process 4242\n"
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+      "\"Grid Size\",\"Device\",\"CC\",\"gpc__cycles_elapsed.max\"\n"
+      "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"cycle\"\n";
+  int id = 0;
+  for (const Kernel& k : kernels) {
+    const fs::path trace = dir / k.workload;
+    ASSERT_EQ(lockstep_cmd(std::string("gen ") + k.workload + " -o " + quoted(trace) + " --size 160 --sms 1 -q", dir).exit_code,
+              0);
+    const fs::path json = dir / (std::string(k.workload) + ".json");
+    ASSERT_EQ(lockstep_cmd("run " + quoted(trace) + " " + kBase + sets + " -q --stats-json " + quoted(json), dir).exit_code, 0);
+    const uint64_t cycles =
+        nlohmann::json::parse(read_text(json))["kernels"][0]["stats"]["gpc__cycles_elapsed.max"].get<uint64_t>();
+    csv += "\"" + std::to_string(id++) + "\",\"4242\",\"ubench\",\"host\",\"" + k.demangled +
+           "\",\"1\",\"7\",\"(32, 1, 1)\",\"(1, 1, 1)\",\"0\",\"7.0\",\"" + with_thousands(cycles) + "\"\n";
+    traces += ' ';
+    traces += quoted(trace);
+  }
+  csv += "\"2\",\"4242\",\"ubench\",\"host\",\"onlyOnHardware()\",\"1\",\"7\",\"(32, 1, 1)\",\"(1, 1, 1)\",\"0\",\"7.0\",\"1,000\"\n";
+  write(dir / "hw.csv", csv);
+  const Result r = lockstep_cmd("tune fit" + traces + " " + kBase +
+                                    " --param unit.SP.latency=1:12 --param sm.shared_latency=5:60 --hw " +
+                                    quoted(dir / "hw.csv") + " --jobs 2 -o " + quoted(dir / "fit.cfg"),
+                                dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(converged)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not compared: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("onlyOnHardware"), std::string::npos) << r.out;
+  // Both kernels compared, each against its own row.
+  EXPECT_NE(r.out.find("_Z9ffmaChainPfi"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("_Z12pchaseSharedPji"), std::string::npos) << r.out;
+  const auto fitted = overlay_values(read_text(dir / "fit.cfg"));
+  for (const auto& [key, value] : hidden) {
+    ASSERT_TRUE(fitted.count(key)) << key;
+    EXPECT_EQ(fitted.at(key), std::to_string(value)) << key << "\n" << r.out;
+  }
 }
 
 TEST(TuneFit, BadInputsAreOneLineErrors) {

@@ -1,4 +1,4 @@
-// The microbenchmark generators (lockstep gen ffma_chain, pchase_l1/l2/dram,
+// The microbenchmark generators (lockstep gen ffma_chain, pchase_l1/l2/dram/shared,
 // empty_kernel): valid traces on both archs that round-trip (text -> .lst
 // gives the same statistics), each counting what its --size says, and each
 // hitting where it is meant to: derived per workload below.
@@ -42,7 +42,7 @@ std::string stats_without_run(const SimulationReport& r) {
 
 TEST(GenMicrobenchmarks, ListedApartFromTheWorkloads) {
   EXPECT_EQ(microbenchmark_names(),
-            (std::vector<std::string>{"ffma_chain", "pchase_l1", "pchase_l2", "pchase_dram", "empty_kernel"}));
+            (std::vector<std::string>{"ffma_chain", "pchase_l1", "pchase_l2", "pchase_dram", "pchase_shared", "empty_kernel"}));
   for (const std::string& m : microbenchmark_names()) {
     EXPECT_FALSE(workload_summary(m).empty()) << m;
     for (const std::string& w : workload_names()) EXPECT_NE(m, w);
@@ -75,6 +75,34 @@ TEST(GenMicrobenchmarks, FfmaChainIsOneWarpOfDependentFfmas) {
   EXPECT_EQ(r.kernels[0].stats.warp_insts, 4u + 100 * 35 + 4);
   // Dependent: at least one SP latency per FFMA.
   EXPECT_GE(r.kernels[0].cycles, 3200u * load_gpu_spec("QV100").sm.units.at(0).latency);
+}
+
+// pchase_shared: one warp, round(size / 8) iterations of 8 dependent LDS; each
+// load waits for the one before, so every cycle of shared latency more costs
+// one cycle per load, and no load has a bank conflict.
+TEST(GenMicrobenchmarks, SharedChaseCostsOneSharedLatencyPerLoad) {
+  test::ScratchDir dir("gen-shared-chase");
+  const uint64_t loads = 800;
+  const GenSummary s = gen(dir / "t", "pchase_shared", loads);
+  EXPECT_EQ(s.blocks, 1u);
+  GpuSpec spec = load_gpu_spec("QV100");
+  uint64_t cycles[2];
+  for (int i = 0; i < 2; ++i) {
+    if (i) spec.sm.shared_latency += 10;
+    auto src = open_trace(dir / "t", nullptr);
+    RunOptions o;
+    o.warn = nullptr;
+    const SimulationReport r = simulate(*src, spec, o);
+    ASSERT_EQ(r.kernels.size(), 1u);
+    // 10 set-up instructions, 100 iterations of 8 LDS + IADD3, ISETP, BRA, then 2 MOVs, IMAD, STG, EXIT.
+    EXPECT_EQ(r.kernels[0].stats.warp_insts, 10u + 100 * 11 + 5);
+    EXPECT_EQ(r.kernels[0].stats.shared_bank_conflicts, 0u);
+    cycles[i] = r.kernels[0].cycles;
+  }
+  // Each of the loads - 1 loads after the first waits 10 cycles more for its
+  // address; the first load's and the last one's may overlap other work.
+  EXPECT_GE(cycles[1] - cycles[0], (loads - 1) * 10);
+  EXPECT_LE(cycles[1] - cycles[0], loads * 10);
 }
 
 // empty_kernel: size blocks, one EXIT each.
