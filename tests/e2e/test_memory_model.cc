@@ -111,7 +111,7 @@ TEST(MemoryModel, AnUnknownModelIsAOneLineError) {
     const test::CommandResult r = test::lockstep_cmd(cmd, dir);
     EXPECT_NE(r.exit_code, 0) << cmd;
     EXPECT_EQ(test::count_lines(r.err), 1) << cmd << "\n" << r.err;
-    EXPECT_NE(r.err.find("unknown model 'bogus' (known: cycle, memory)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("unknown model 'bogus' (known: cycle, memory, abstract)"), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << cmd << ": no work before the error\n" << r.out;
   }
 }
