@@ -307,11 +307,10 @@ uint64_t Sm::next_timed_event(uint64_t now) const {
   auto later = [&](uint64_t t) {
     if (t > now && t < next) next = t;
   };
-  for (const AnyWarpScheduler& scheduler : schedulers_)
-    for (uint32_t slot : base_of(scheduler).resident()) {
-      later(warps_[slot].fetch_blocked_until);
-      later(warps_[slot].fetch_ready);
-    }
+  // Only a fetch can end a wait for the instruction cache; fetch_ready is
+  // no event: a cycle that computes its sleep fetched nothing, so every
+  // warp's fetch_ready (the cycle after its last fetch) is <= now.
+  later(fetch_.next_unblock(now, warps_));
   units_.for_each_free_at(later);
   collectors_.for_each_free_at(later);
   later(ldst_.free_at());

@@ -32,6 +32,18 @@ uint32_t InstructionFetch::next_wanting(uint32_t sc, uint32_t from) const {
   return UINT32_MAX;
 }
 
+uint64_t InstructionFetch::next_unblock(uint64_t now, std::span<const WarpState> warps) const {
+  uint64_t next = UINT64_MAX;
+  for (uint32_t sc = 0; sc < spec_.subcores; ++sc)
+    for (uint32_t word = 0; word < words_per_subcore_; ++word)
+      for (uint64_t bits = wanting_[size_t(sc) * words_per_subcore_ + word]; bits != 0; bits &= bits - 1) {
+        const uint32_t index = word * 64 + uint32_t(std::countr_zero(bits));
+        const uint64_t t = warps[sc + index * spec_.subcores].fetch_blocked_until;
+        if (t > now && t < next) next = t;
+      }
+  return next;
+}
+
 void InstructionFetch::fetch(uint32_t sc, uint64_t now, std::span<WarpState> warps, const KernelProgram& program) {
   // Round robin over the sub-core's slots from the one after the last warp
   // fetched for, visiting only the warps that want to fetch (in slot order).

@@ -30,6 +30,9 @@ class InstructionFetch {
   // The warp in `slot` arrived, issued or left: whether it can fetch may have changed.
   void warp_changed(uint32_t slot, const WarpState& w);
   void fetch(uint32_t subcore, uint64_t now, std::span<WarpState> warps, const KernelProgram& program);
+  // The earliest cycle after `now` at which a warp that wants to fetch stops
+  // waiting for an instruction-cache miss (UINT64_MAX: none waits).
+  uint64_t next_unblock(uint64_t now, std::span<const WarpState> warps) const;
   // Warps fetched for so far (a fetch changes the SM's state: gating).
   uint64_t attempts() const { return attempts_; }
 
