@@ -365,20 +365,21 @@ inline uint32_t lanes_of(uint32_t m) {
   return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
-// Makes room in a reused vector for n elements, growing geometrically; its old
-// contents are not kept (they are about to be overwritten). Storage far larger
-// than n is given back: decoded blocks are recycled from block to block, and
-// without this every warp's vectors would keep the largest capacity they ever
-// held (a hub's long gather loop), so that the memory of a run would grow
-// with the number of blocks it has decoded instead of the blocks it holds.
-constexpr size_t kShrinkFactor = 4, kKeptElements = 64;
+// Decoded storage holds its content with at most 1/8 to spare (beyond a few
+// elements): decoded blocks are recycled from block to block, and storage
+// sized for another warp (a hub's long gather loop) would otherwise be much
+// of the memory of the blocks the SMs hold, so that the memory of a run grew
+// with the blocks it has decoded instead of the blocks it holds.
+constexpr size_t kKeptElements = 64, kSpareDivisor = 8;
+inline bool far_larger(size_t capacity, size_t n) {
+  return capacity > kKeptElements && capacity - n > n / kSpareDivisor;
+}
+
+// Makes room in a reused vector for exactly n elements; its old contents are
+// not kept (they are about to be overwritten).
 template <class T>
 void make_room(std::vector<T>& v, size_t n) {
-  if (n > v.capacity()) {
-    const size_t cap = std::max(n, v.capacity() * 2);
-    v.clear();
-    v.reserve(cap);
-  } else if (v.capacity() > kKeptElements && v.capacity() > kShrinkFactor * n) {
+  if (n > v.capacity() || far_larger(v.capacity(), n)) {
     std::vector<T>().swap(v);
     v.reserve(n);
   }
@@ -387,7 +388,7 @@ void make_room(std::vector<T>& v, size_t n) {
 // Releases a filled vector's storage when it is far larger than its content.
 template <class T>
 void give_back_surplus(std::vector<T>& v) {
-  if (v.capacity() > kKeptElements && v.capacity() > kShrinkFactor * v.size()) v.shrink_to_fit();
+  if (far_larger(v.capacity(), v.size())) v.shrink_to_fit();
 }
 
 // Sizes a reused vector for n elements to be overwritten.

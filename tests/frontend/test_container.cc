@@ -396,9 +396,19 @@ TEST(ChunkCodec, RedecodingSmallBlocksGivesBackLargeStorage) {
   ASSERT_GE(out[0].warps[0].insts.capacity(), 4000u);
   decode_chunk(encode_chunk(0, 0, small, table).frame, table, out, "t");
   expect_same_block(small[0], out[0], table);
+  auto at_most_an_eighth_spare = [](size_t capacity, size_t n) { return capacity <= std::max<size_t>(64, n + n / 8); };
   for (const WarpTrace& w : out[0].warps) {
-    EXPECT_LE(w.insts.capacity(), std::max<size_t>(64, 4 * w.insts.size()));
-    EXPECT_LE(w.addrs.bytes(), sizeof(uint32_t) * std::max<size_t>(64, 4 * w.addrs.words()));
+    EXPECT_TRUE(at_most_an_eighth_spare(w.insts.capacity(), w.insts.size()));
+    EXPECT_TRUE(at_most_an_eighth_spare(w.addrs.bytes() / sizeof(uint32_t), w.addrs.words()));
+  }
+  // A block a third as long as the one before does not keep its storage either.
+  const std::vector<BlockTrace> third = {random_block(ids, {2, 0, 0}, 4, 1333, rng)};
+  decode_chunk(encode_chunk(0, 0, large, table).frame, table, out, "t");
+  decode_chunk(encode_chunk(0, 0, third, table).frame, table, out, "t");
+  expect_same_block(third[0], out[0], table);
+  for (const WarpTrace& w : out[0].warps) {
+    EXPECT_TRUE(at_most_an_eighth_spare(w.insts.capacity(), w.insts.size()));
+    EXPECT_TRUE(at_most_an_eighth_spare(w.addrs.bytes() / sizeof(uint32_t), w.addrs.words()));
   }
 }
 
