@@ -33,9 +33,13 @@ KernelCharacterisation characterise(const BasicBlocks& blocks, const KernelProgr
     w.insts.reserve(ids.size());
     for (uint32_t s : ids) {
       const TimedInstruction& ti = program[s];
-      w.insts.push_back(WarpInstruction{s, 0xffffffffu, uint32_t(w.addrs.size())});
-      if (ti.has_addresses)
-        for (uint64_t lane = 0; lane < 32; ++lane) w.addrs.push_back(0x10000000ull + lane * ti.access_bytes);
+      if (ti.has_addresses) {
+        LaneBuffer lanes;
+        for (uint64_t lane = 0; lane < 32; ++lane) lanes[lane] = 0x10000000ull + lane * ti.access_bytes;
+        w.push(s, 0xffffffffu, lanes);
+      } else {
+        w.push(s, 0xffffffffu);
+      }
     }
     return block;
   };

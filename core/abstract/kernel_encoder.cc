@@ -21,9 +21,8 @@ KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatenci
 MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm) {
   MemoryCost c;
   c.latency = sm_.perfect_memory_latency;
-  const std::span<const uint64_t> lanes =
-      ti.has_addresses ? std::span<const uint64_t>(w.addrs.data() + wi.addr_begin, size_t(std::popcount(wi.active_mask)))
-                       : std::span<const uint64_t>();
+  LaneBuffer scratch;
+  const std::span<const uint64_t> lanes = ti.has_addresses ? w.lane_addresses(wi, scratch) : std::span<const uint64_t>();
   if (ti.space == MemSpace::kShared) {
     const uint32_t waves = std::max(1u, shared_banks_.wavefronts(&ti, lanes, ti.access_bytes));
     c.busy = uint16_t(std::min<uint32_t>(waves, UINT16_MAX));

@@ -22,9 +22,9 @@ void LdstUnit::issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, co
   ++stats_.mem_insts;
   ++issued_this_cycle_;
   // Constant loads (LDC) and the like come without addresses in traces.
+  LaneBuffer scratch;
   const std::span<const uint64_t> lanes =
-      ti.has_addresses ? std::span<const uint64_t>(w.trace->addrs.data() + wi.addr_begin, size_t(std::popcount(wi.active_mask)))
-                       : std::span<const uint64_t>();
+      ti.has_addresses ? w.trace->lane_addresses(wi, scratch) : std::span<const uint64_t>();
   // The result is pending until written back; an LDGSTS copy joins its warp's open group.
   w.scoreboard.reserve(ti);
   ++w.outstanding;

@@ -68,7 +68,7 @@ class Sink {
 // The previous instance of a memory static id in the current warp.
 struct EncSidState {
   uint64_t gen = 0;  // the warp it belongs to; stale otherwise
-  uint32_t addr_begin = 0;
+  uint32_t addr_ref = 0;
   uint32_t lanes = 0;
   int64_t step = 0;
 };
@@ -175,11 +175,13 @@ class ChunkEncoder {
       ++chunk_.mem_insts;
       const uint32_t lanes = uint32_t(std::popcount(wi.active_mask));
       if (lanes == 0) continue;
-      if (uint64_t(wi.addr_begin) + lanes > w.addrs.size())
+      if (!w.addrs.holds(wi.addr_ref, lanes))
         encode_fail(chunk_.kernel_index, block_ordinal, warp_pos, i,
-                    "addresses " + std::to_string(wi.addr_begin) + "+" + std::to_string(lanes) +
-                        " beyond the warp's " + std::to_string(w.addrs.size()));
-      put_addresses(w, wi, lanes, ref ? ref->addrs.data() + ref->insts[i].addr_begin : nullptr, sids_[slot - 1]);
+                    "addresses of " + std::to_string(lanes) + " lanes (record " + std::to_string(wi.addr_ref) +
+                        ") beyond the warp's " + std::to_string(w.addrs.words()) + " address words");
+      const uint64_t* r = nullptr;
+      if (ref && ref->addrs.holds(ref->insts[i].addr_ref, lanes)) r = ref->lane_addresses(ref->insts[i], r_).data();
+      put_addresses(w, wi, lanes, r, sids_[slot - 1]);
     }
     chunk_.warp_insts += n;
   }
@@ -215,9 +217,13 @@ class ChunkEncoder {
 
   void put_addresses(const WarpTrace& w, const WarpInstruction& wi, uint32_t lanes, const uint64_t* r,
                      EncSidState& st) {
-    const uint64_t* a = w.addrs.data() + wi.addr_begin;
+    const uint64_t* a = w.lane_addresses(wi, a_).data();
     const bool earlier = st.gen == gen_;
-    const uint64_t* p = earlier ? w.addrs.data() + st.addr_begin : nullptr;
+    const uint64_t* p = nullptr;
+    if (earlier) {
+      w.addrs.read(st.addr_ref, st.lanes, p_.data());
+      p = p_.data();
+    }
     const int64_t step = earlier ? int64_t(a[0] - p[0]) : 0;
     if (r && same_offsets(a, r, lanes)) {
       const int64_t shift = int64_t(a[0] - r[0]);
@@ -239,13 +245,14 @@ class ChunkEncoder {
         for (uint32_t k = 1; k < lanes; ++k) values_.z(int64_t(a[k] - a[k - 1]));
       }
     }
-    st = EncSidState{gen_, wi.addr_begin, lanes, step};
+    st = EncSidState{gen_, wi.addr_ref, lanes, step};
     base_ = a[0];
   }
 
   const StaticTable& table_;
   const uint32_t table_size_;
   EncodedChunk& chunk_;
+  LaneBuffer a_, p_, r_;  // an instruction's addresses, its earlier instance's, its reference warp's
   std::vector<uint32_t> slot_;
   std::vector<EncSidState> sids_;
   std::vector<const WarpTrace*> seen_;
@@ -343,8 +350,9 @@ class In {
 
 struct DecSidState {
   uint64_t gen = 0;
-  uint32_t addr_begin = 0;
+  uint32_t addr_ref = 0;
   uint32_t lanes = 0;
+  uint64_t first = 0;  // its first lane's address
   int64_t step = 0;
 };
 
@@ -357,23 +365,30 @@ inline uint32_t lanes_of(uint32_t m) {
   return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
-// Makes room in a reused vector for n elements, growing geometrically; its old
-// contents are not kept (they are about to be overwritten). Storage far larger
-// than n is given back: decoded blocks are recycled from block to block, and
-// without this every warp's vectors would keep the largest capacity they ever
-// held (a hub's long gather loop), so that the memory of a run would grow
-// with the number of blocks it has decoded instead of the blocks it holds.
+// Decoded storage holds its content with at most 1/8 to spare (beyond a few
+// elements): decoded blocks are recycled from block to block, and storage
+// sized for another warp (a hub's long gather loop) would otherwise be much
+// of the memory of the blocks the SMs hold, so that the memory of a run grew
+// with the blocks it has decoded instead of the blocks it holds.
+constexpr size_t kKeptElements = 64, kSpareDivisor = 8;
+inline bool far_larger(size_t capacity, size_t n) {
+  return capacity > kKeptElements && capacity - n > n / kSpareDivisor;
+}
+
+// Makes room in a reused vector for exactly n elements; its old contents are
+// not kept (they are about to be overwritten).
 template <class T>
 void make_room(std::vector<T>& v, size_t n) {
-  constexpr size_t kShrinkFactor = 4, kKeptElements = 64;
-  if (n > v.capacity()) {
-    const size_t cap = std::max(n, v.capacity() * 2);
-    v.clear();
-    v.reserve(cap);
-  } else if (v.capacity() > kKeptElements && v.capacity() > kShrinkFactor * n) {
+  if (n > v.capacity() || far_larger(v.capacity(), n)) {
     std::vector<T>().swap(v);
     v.reserve(n);
   }
+}
+
+// Releases a filled vector's storage when it is far larger than its content.
+template <class T>
+void give_back_surplus(std::vector<T>& v) {
+  if (far_larger(v.capacity(), v.size())) v.shrink_to_fit();
 }
 
 // Sizes a reused vector for n elements to be overwritten.
@@ -399,6 +414,7 @@ struct ChunkScratch::Impl {
   struct Warp {
     const WarpTrace* w;
     uint32_t mem_begin, mem_count;  // into memlist
+    uint64_t lanes;                 // lane addresses in all
   };
   std::vector<Warp> warps;  // the chunk's warps decoded so far
   // Blocks and warps that outputs had beyond what the last chunk needed, kept
@@ -524,13 +540,16 @@ class ChunkDecoder {
       wt.insts.assign(rw->insts.begin(), rw->insts.end());
       mem_begin = r.mem_begin;
       mem_count = r.mem_count;
-      na = rw->addrs.size();
+      na = r.lanes;
     }
     insts += wt.insts.size();
-    size_for(wt.addrs, size_t(na));
+    // The words a lane takes depend on the addresses: the storage grows as
+    // they are stored, and storage far larger than they took is given back.
+    wt.addrs.clear();
     ++s_.gen;
     decode_addresses(wt, rw, s_.memlist.data() + mem_begin, mem_count);
-    s_.warps.push_back({&wt, mem_begin, mem_count});
+    give_back_surplus(wt.addrs.storage());
+    s_.warps.push_back({&wt, mem_begin, mem_count, na});
   }
 
   void decode_control(WarpTrace& wt, uint64_t n) {
@@ -585,12 +604,12 @@ class ChunkDecoder {
       const uint32_t lanes = lanes_of(mask);
       const size_t end = i + size_t(len_m1) + 1;
       if (lanes == 0) {
-        for (; i < end; ++i) ins[i].active_mask = 0, ins[i].addr_begin = uint32_t(na);
+        for (; i < end; ++i) ins[i].active_mask = 0, ins[i].addr_ref = 0;
         continue;
       }
       for (; i < end; ++i) {
         ins[i].active_mask = mask;
-        ins[i].addr_begin = uint32_t(na);
+        ins[i].addr_ref = 0;
         if (mem_slot[ins[i].static_id]) {
           memlist.push_back({uint32_t(i), lanes});
           na += lanes;
@@ -602,16 +621,15 @@ class ChunkDecoder {
   }
 
   void decode_addresses(WarpTrace& wt, const WarpTrace* rw, const ChunkScratch::Impl::Mem* mem, uint32_t count) {
-    const WarpInstruction* ins = wt.insts.data();
-    uint64_t* addrs = wt.addrs.data();
-    const uint64_t* raddrs = rw ? rw->addrs.data() : nullptr;
+    WarpInstruction* ins = wt.insts.data();
+    LaneAddressStore& store = wt.addrs;
     const uint32_t* mem_slot = info_.mem_slot.data();
     const uint64_t gen = s_.gen;
+    uint64_t* a = a_.data();
     for (uint32_t j = 0; j < count; ++j) {
       const uint32_t i = mem[j].inst;
       const uint32_t lanes = mem[j].lanes;
-      const WarpInstruction& wi = ins[i];
-      uint64_t* a = addrs + wi.addr_begin;
+      WarpInstruction& wi = ins[i];
       DecSidState& st = s_.sids[mem_slot[wi.static_id] - 1];
       const bool earlier = st.gen == gen;
       const uint8_t kind = kinds_.byte();
@@ -632,29 +650,32 @@ class ChunkDecoder {
           break;
         }
         case kRef: {
-          if (!raddrs) bad(inst_at(i) + "REF address record in a warp without a reference warp");
+          if (!rw) bad(inst_at(i) + "REF address record in a warp without a reference warp");
           const uint64_t shift = uint64_t(prev_shift_) + uint64_t(values_.z());
-          const uint64_t* r = raddrs + wi.addr_begin;
-          for (uint32_t k = 0; k < lanes; ++k) a[k] = r[k] + shift;
+          // The reference warp has this warp's control flow: instruction i, same lanes.
+          rw->addrs.read(rw->insts[i].addr_ref, lanes, a);
+          for (uint32_t k = 0; k < lanes; ++k) a[k] += shift;
           prev_shift_ = int64_t(shift);
           break;
         }
         case kRepeat: {
-          if (!earlier || st.lanes != lanes || uint64_t(st.addr_begin) + lanes > wi.addr_begin)
+          if (!earlier || st.lanes != lanes)
             bad(inst_at(i) + "REPEAT address record without an earlier instance of static id " +
                 std::to_string(wi.static_id) + " with " + std::to_string(lanes) + " lanes in the warp");
           const uint64_t step = uint64_t(st.step) + uint64_t(values_.z());
-          const uint64_t* p = addrs + st.addr_begin;
-          for (uint32_t k = 0; k < lanes; ++k) a[k] = p[k] + step;
+          store.read(st.addr_ref, lanes, a);
+          for (uint32_t k = 0; k < lanes; ++k) a[k] += step;
           break;
         }
         default:
           bad(inst_at(i) + "unknown address kind " + std::to_string(kind));
       }
-      st.step = earlier ? int64_t(a[0] - addrs[st.addr_begin]) : 0;
+      wi.addr_ref = store.append(a, lanes);
+      st.step = earlier ? int64_t(a[0] - st.first) : 0;
       st.gen = gen;
-      st.addr_begin = wi.addr_begin;
+      st.addr_ref = wi.addr_ref;
       st.lanes = lanes;
+      st.first = a[0];
       base_ = a[0];
     }
   }
@@ -666,6 +687,7 @@ class ChunkDecoder {
   uint64_t na_ = 0;
   uint64_t base_ = 0;
   int64_t prev_shift_ = 0;
+  LaneBuffer a_;  // the instruction being decoded
 };
 
 }  // namespace

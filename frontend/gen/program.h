@@ -114,7 +114,7 @@ class WarpWriter {
   void op(uint32_t id, uint32_t mask) {
     check(id, false);
     ++count_;
-    if (w_) w_->insts.push_back({id, mask, 0});
+    if (w_) w_->push(id, mask);
   }
   // The non-memory instructions [first, end), in order, under one mask.
   void run(uint32_t first, uint32_t end, uint32_t mask) {
@@ -126,8 +126,10 @@ class WarpWriter {
     check(id, true);
     ++count_;
     if (!w_) return;
-    w_->insts.push_back({id, mask, uint32_t(w_->addrs.size())});
-    for (uint32_t m = mask; m; m &= m - 1) w_->addrs.push_back(lane_addr(uint32_t(std::countr_zero(m))));
+    LaneBuffer lanes;
+    uint32_t n = 0;
+    for (uint32_t m = mask; m; m &= m - 1) lanes[n++] = lane_addr(uint32_t(std::countr_zero(m)));
+    w_->push(id, mask, std::span<const uint64_t>(lanes.data(), n));
   }
   // Lane l accesses base + l * stride.
   void mem_lin(uint32_t id, uint32_t mask, uint64_t base, int64_t stride) {

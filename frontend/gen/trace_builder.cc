@@ -138,10 +138,7 @@ KernelWriter::~KernelWriter() {
 
 BlockTrace& KernelWriter::begin_block(Dim3 id) {
   block_.id = id;
-  for (WarpTrace& w : block_.warps) {
-    w.insts.clear();
-    w.addrs.clear();
-  }
+  for (WarpTrace& w : block_.warps) w.clear();
   in_block_ = true;
   return block_;
 }

@@ -155,12 +155,12 @@ class BlockBuilder {
     warp(warp_id, line_no);
   }
   void append(WarpTrace& w, const ParsedLine& p) {
-    WarpInstruction wi;
-    wi.static_id = table_.intern(p.st);
-    wi.active_mask = p.mask;
-    wi.addr_begin = uint32_t(w.addrs.size());
-    w.addrs.insert(w.addrs.end(), p.addrs.begin(), p.addrs.begin() + p.num_addrs);
-    w.insts.push_back(wi);
+    const uint32_t id = table_.intern(p.st);
+    if (p.st.is_memory()) {
+      w.push(id, p.mask, std::span<const uint64_t>(p.addrs.data(), p.num_addrs));
+    } else {
+      w.push(id, p.mask);
+    }
   }
   WarpTrace* current() { return current_; }
 

@@ -105,6 +105,7 @@ void write_block_text(TextSink& out, const KernelInfo& k, const BlockTrace& bloc
     s.append("\ninsts = ");
     put_udec(s, w.insts.size());
     s.push_back('\n');
+    LaneBuffer lanes;
     for (const WarpInstruction& wi : w.insts) {
       const StaticInstruction& st = table.inst(wi.static_id);
       s.append(prefix);
@@ -122,7 +123,7 @@ void write_block_text(TextSink& out, const KernelInfo& k, const BlockTrace& bloc
       put_regs(s, st.srcs);
       put_udec(s, st.mem_width);
       s.push_back(' ');
-      if (st.is_memory()) put_addresses(s, w.lane_addresses(wi, table), wi.active_mask);
+      if (st.is_memory()) put_addresses(s, w.lane_addresses(wi, lanes), wi.active_mask);
       if (k.has_immediate_field()) {
         put_dec(s, st.has_immediate ? st.immediate : 0);
         s.push_back(' ');

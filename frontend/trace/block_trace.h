@@ -1,14 +1,18 @@
 #pragma once
 // The decoded, ISA-independent form of a thread block's trace: per warp, the
 // dynamic instructions (static id, active mask) and the addresses of every
-// active lane of every memory instruction. Text parsing and container decoding
+// active lane of every memory instruction (stored compactly, read back through
+// lane_addresses into a caller's scratch). Text parsing and container decoding
 // both produce exactly this.
 #include <bit>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "frontend/trace/dim3.h"
+#include "frontend/trace/lane_address_store.h"
 #include "frontend/trace/static_table.h"
 
 namespace lockstep {
@@ -16,18 +20,42 @@ namespace lockstep {
 struct WarpInstruction {
   uint32_t static_id = 0;
   uint32_t active_mask = 0;
-  uint32_t addr_begin = 0;  // first of popcount(active_mask) addresses, memory instructions only
+  uint32_t addr_ref = 0;  // memory instructions: its popcount(active_mask) addresses in the warp's LaneAddressStore
 };
+
+using LaneBuffer = LaneAddressStore::Lanes;
 
 struct WarpTrace {
   uint32_t warp_id = 0;
   std::vector<WarpInstruction> insts;
-  std::vector<uint64_t> addrs;
+  LaneAddressStore addrs;
 
-  // Addresses of the active lanes, lowest lane first (empty for non-memory).
-  std::span<const uint64_t> lane_addresses(const WarpInstruction& wi, const StaticTable& table) const {
+  // Appends a non-memory instruction.
+  void push(uint32_t static_id, uint32_t active_mask) { insts.push_back({static_id, active_mask, 0}); }
+  // Appends a memory instruction with the addresses of its active lanes, lowest lane first.
+  void push(uint32_t static_id, uint32_t active_mask, std::span<const uint64_t> lanes) {
+    if (lanes.size() != size_t(std::popcount(active_mask)))
+      throw std::invalid_argument("WarpTrace::push: " + std::to_string(lanes.size()) + " addresses for " +
+                                  std::to_string(std::popcount(active_mask)) + " active lanes");
+    insts.push_back({static_id, active_mask, addrs.append(lanes.data(), uint32_t(lanes.size()))});
+  }
+  void clear() {
+    insts.clear();
+    addrs.clear();
+  }
+
+  // Addresses of the active lanes of memory instruction `wi` (one of insts),
+  // lowest lane first, written into `scratch`.
+  std::span<const uint64_t> lane_addresses(const WarpInstruction& wi, LaneBuffer& scratch) const {
+    const uint32_t lanes = uint32_t(std::popcount(wi.active_mask));
+    addrs.read(wi.addr_ref, lanes, scratch.data());
+    return {scratch.data(), lanes};
+  }
+  // The same, empty for a non-memory instruction.
+  std::span<const uint64_t> lane_addresses(const WarpInstruction& wi, const StaticTable& table,
+                                           LaneBuffer& scratch) const {
     if (!table.inst(wi.static_id).is_memory()) return {};
-    return {addrs.data() + wi.addr_begin, size_t(std::popcount(wi.active_mask))};
+    return lane_addresses(wi, scratch);
   }
 };
 
@@ -47,7 +75,7 @@ struct BlockTrace {
 inline void release_if_large(BlockTrace& block, size_t max_bytes) {
   size_t bytes = 0;
   for (const WarpTrace& w : block.warps)
-    bytes += w.insts.capacity() * sizeof(WarpInstruction) + w.addrs.capacity() * sizeof(uint64_t);
+    bytes += w.insts.capacity() * sizeof(WarpInstruction) + w.addrs.bytes();
   if (bytes > max_bytes) block.warps = std::vector<WarpTrace>();
 }
 

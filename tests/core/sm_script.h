@@ -78,10 +78,12 @@ class Script {
       block.warps.back().warp_id = uint32_t(block.warps.size() - 1);
     }
     WarpTrace& w = block.warps[warp];
-    WarpInstruction wi{static_id, addrs.empty() ? 0xffffffffu : (addrs.size() == 32 ? 0xffffffffu : (1u << addrs.size()) - 1),
-                       uint32_t(w.addrs.size())};
-    w.addrs.insert(w.addrs.end(), addrs.begin(), addrs.end());
-    w.insts.push_back(wi);
+    const uint32_t mask = addrs.empty() || addrs.size() == 32 ? 0xffffffffu : (1u << addrs.size()) - 1;
+    if (addrs.empty()) {
+      w.push(static_id, mask);
+    } else {
+      w.push(static_id, mask, addrs);
+    }
   }
 
   // The kernel's program with every instruction added so far resolved (for models that run it themselves).

@@ -19,9 +19,16 @@ struct Bench {
   WarpState warp;
   LdstUnit ldst;
   Bench() : spec(make_spec()), ldst(spec, stats, writebacks) {
-    for (uint64_t lane = 0; lane < 32; ++lane) trace.addrs.push_back(0x1000 + 4 * lane);
+    set_lanes(4);
     warp.active = true;
     warp.trace = &trace;
+  }
+  // One full-mask memory instruction whose lane l accesses 0x1000 + stride * l.
+  void set_lanes(uint64_t stride) {
+    LaneBuffer lanes;
+    for (uint64_t lane = 0; lane < 32; ++lane) lanes[lane] = 0x1000 + stride * lane;
+    trace.clear();
+    trace.push(0, 0xffffffffu, lanes);
   }
   static SmSpec make_spec() {
     SmSpec s;
@@ -53,7 +60,7 @@ TEST(LdstUnit, WithoutAttachedMemoryAGlobalLoadCompletesAtIssuePlusLatency) {
   Bench b;
   ASSERT_TRUE(std::holds_alternative<FixedLatencyPort>(b.ldst.port()));
   const TimedInstruction ti = global_load(3);
-  const WarpInstruction wi{0, 0xffffffffu, 0};
+  const WarpInstruction wi = b.trace.insts[0];
   ASSERT_TRUE(b.ldst.can_issue(50));
   b.ldst.issue(b.warp, 0, ti, wi, 50);
   EXPECT_EQ(b.writebacks.next_cycle(), 50u + kLatency);
@@ -70,8 +77,8 @@ TEST(LdstUnit, SharedMemoryBankConflictsKeepTheUnitBusy) {
   Bench b;
   TimedInstruction ti = global_load(3);
   ti.space = MemSpace::kShared;
-  for (uint64_t lane = 0; lane < 32; ++lane) b.trace.addrs[lane] = 128 * lane;  // all lanes in bank 0
-  b.ldst.issue(b.warp, 0, ti, WarpInstruction{0, 0xffffffffu, 0}, 10);
+  b.set_lanes(128);  // all lanes in bank 0
+  b.ldst.issue(b.warp, 0, ti, b.trace.insts[0], 10);
   EXPECT_EQ(b.ldst.free_at(), 10u + 32);
   EXPECT_EQ(b.writebacks.next_cycle(), 10u + b.spec.shared_latency + 31);
   EXPECT_EQ(b.stats.shared_bank_conflicts, 31u);

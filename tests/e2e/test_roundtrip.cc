@@ -156,7 +156,8 @@ void write_raw_version(TraceSource& src, const std::filesystem::path& dir) {
           for (auto r : st.srcs) out << r.str() << " ";
           out << st.mem_width << " ";
           if (st.is_memory()) {
-            const auto lanes = w.lane_addresses(wi, t);
+            LaneBuffer buf;
+            const auto lanes = w.lane_addresses(wi, t, buf);
             out << "0 ";  // address mode 0: every active lane listed
             for (uint64_t a : lanes) {
               char h[24];

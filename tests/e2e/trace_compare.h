@@ -64,7 +64,8 @@ inline std::string compare_traces(TraceSource& a, TraceSource& b, bool strict_he
           const std::string sa = describe_static(ta, ia.static_id), sb = describe_static(tb, ib.static_id);
           if (sa != sb) return wi + sa + " vs " + sb;
           if (ia.active_mask != ib.active_mask) return wi + "mask differs";
-          const auto la = wa.lane_addresses(ia, ta), lb = wbt.lane_addresses(ib, tb);
+          LaneBuffer bufa, bufb;
+          const auto la = wa.lane_addresses(ia, ta, bufa), lb = wbt.lane_addresses(ib, tb, bufb);
           if (la.size() != lb.size() || !std::equal(la.begin(), la.end(), lb.begin())) return wi + "addresses differ";
         }
       }

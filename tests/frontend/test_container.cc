@@ -78,13 +78,12 @@ struct WarpBuilder {
   WarpTrace w;
   explicit WarpBuilder(uint32_t id) { w.warp_id = id; }
   WarpBuilder& op(uint32_t sid, uint32_t mask) {
-    w.insts.push_back({sid, mask, 0});
+    w.push(sid, mask);
     return *this;
   }
   WarpBuilder& mem(uint32_t sid, uint32_t mask, const std::vector<uint64_t>& lane_addrs) {
     EXPECT_EQ(lane_addrs.size(), size_t(std::popcount(mask)));
-    w.insts.push_back({sid, mask, uint32_t(w.addrs.size())});
-    w.addrs.insert(w.addrs.end(), lane_addrs.begin(), lane_addrs.end());
+    w.push(sid, mask, lane_addrs);
     return *this;
   }
   WarpBuilder& strided(uint32_t sid, uint32_t mask, uint64_t base, int64_t stride) {
@@ -173,8 +172,9 @@ void expect_same_block(const BlockTrace& want, const BlockTrace& got, const Stat
     for (size_t i = 0; i < a.insts.size(); ++i) {
       ASSERT_EQ(a.insts[i].static_id, b.insts[i].static_id) << "warp " << w << " inst " << i;
       ASSERT_EQ(a.insts[i].active_mask, b.insts[i].active_mask) << "warp " << w << " inst " << i;
-      const auto la = a.lane_addresses(a.insts[i], table);
-      const auto lb = b.lane_addresses(b.insts[i], table);
+      LaneBuffer bufa, bufb;
+      const auto la = a.lane_addresses(a.insts[i], table, bufa);
+      const auto lb = b.lane_addresses(b.insts[i], table, bufb);
       ASSERT_TRUE(std::equal(la.begin(), la.end(), lb.begin(), lb.end())) << "warp " << w << " inst " << i;
     }
   }
@@ -396,9 +396,19 @@ TEST(ChunkCodec, RedecodingSmallBlocksGivesBackLargeStorage) {
   ASSERT_GE(out[0].warps[0].insts.capacity(), 4000u);
   decode_chunk(encode_chunk(0, 0, small, table).frame, table, out, "t");
   expect_same_block(small[0], out[0], table);
+  auto at_most_an_eighth_spare = [](size_t capacity, size_t n) { return capacity <= std::max<size_t>(64, n + n / 8); };
   for (const WarpTrace& w : out[0].warps) {
-    EXPECT_LE(w.insts.capacity(), std::max<size_t>(64, 4 * w.insts.size()));
-    EXPECT_LE(w.addrs.capacity(), std::max<size_t>(64, 4 * w.addrs.size()));
+    EXPECT_TRUE(at_most_an_eighth_spare(w.insts.capacity(), w.insts.size()));
+    EXPECT_TRUE(at_most_an_eighth_spare(w.addrs.bytes() / sizeof(uint32_t), w.addrs.words()));
+  }
+  // A block a third as long as the one before does not keep its storage either.
+  const std::vector<BlockTrace> third = {random_block(ids, {2, 0, 0}, 4, 1333, rng)};
+  decode_chunk(encode_chunk(0, 0, large, table).frame, table, out, "t");
+  decode_chunk(encode_chunk(0, 0, third, table).frame, table, out, "t");
+  expect_same_block(third[0], out[0], table);
+  for (const WarpTrace& w : out[0].warps) {
+    EXPECT_TRUE(at_most_an_eighth_spare(w.insts.capacity(), w.insts.size()));
+    EXPECT_TRUE(at_most_an_eighth_spare(w.addrs.bytes() / sizeof(uint32_t), w.addrs.words()));
   }
 }
 
@@ -512,10 +522,11 @@ TEST(ChunkCodec, DecodeRejectsInconsistentStreams) {
       EXPECT_EQ(wt.warp_id, uint32_t(w));
       ASSERT_EQ(wt.insts.size(), 3u);
       const uint64_t shift = w * 0x100;
-      const auto a = wt.lane_addresses(wt.insts[1], table);
+      LaneBuffer buf;
+      const auto a = wt.lane_addresses(wt.insts[1], table, buf);
       EXPECT_EQ(std::vector<uint64_t>(a.begin(), a.end()),
                 (std::vector<uint64_t>{0x1000 + shift, 0x1004 + shift, 0x1008 + shift, 0x100c + shift}));
-      const auto s = wt.lane_addresses(wt.insts[2], table);
+      const auto s = wt.lane_addresses(wt.insts[2], table, buf);
       EXPECT_EQ(std::vector<uint64_t>(s.begin(), s.end()), (std::vector<uint64_t>{0xf00 + shift}));
     }
   }
@@ -569,16 +580,15 @@ TEST(ChunkCodec, DecodeRejectsInconsistentStreams) {
                   "bad protobuf");
 }
 
-// Decoded output that is safe to use: static ids in the table, every lane
-// address inside the warp's address vector.
+// Decoded output that is safe to use: static ids in the table, every memory
+// instruction's address record inside the warp's address store.
 void expect_well_formed(const std::vector<BlockTrace>& out, const StaticTable& table) {
   for (const BlockTrace& b : out)
     for (const WarpTrace& w : b.warps)
       for (const WarpInstruction& wi : w.insts) {
         ASSERT_LT(wi.static_id, table.size());
-        const auto a = w.lane_addresses(wi, table);
-        if (!a.empty()) {
-          ASSERT_LE(a.data() + a.size(), w.addrs.data() + w.addrs.size());
+        if (table.inst(wi.static_id).is_memory()) {
+          ASSERT_TRUE(w.addrs.holds(wi.addr_ref, uint32_t(std::popcount(wi.active_mask))));
         }
       }
 }

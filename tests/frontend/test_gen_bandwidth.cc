@@ -73,7 +73,8 @@ Profile read_trace(const fs::path& dir, const std::function<void(const Access&)>
           const std::string& op = table.opcode(s.opcode_id);
           ++p.opcodes[op];
           if (!s.is_memory() || !visit) continue;
-          const auto lanes = w.lane_addresses(wi, table);
+          LaneBuffer buf;
+          const auto lanes = w.lane_addresses(wi, table, buf);
           visit(Access{k, b.id.x, w.warp_id, &op, s.traits.op == MemOp::kStore, wi.active_mask,
                        std::vector<uint64_t>(lanes.begin(), lanes.end()), s.access_bytes()});
         }

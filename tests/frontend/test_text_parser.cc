@@ -32,7 +32,8 @@ Totals read_all(TraceSource& src) {
           const StaticInstruction& st = src.static_table(k).inst(wi.static_id);
           if (!st.is_memory()) continue;
           ++t.mem_insts;
-          EXPECT_EQ(w.lane_addresses(wi, src.static_table(k)).size(), size_t(std::popcount(wi.active_mask)));
+          LaneBuffer buf;
+          EXPECT_EQ(w.lane_addresses(wi, src.static_table(k), buf).size(), size_t(std::popcount(wi.active_mask)));
         }
       }
     }
@@ -119,7 +120,8 @@ TEST(TextParser, AddressModes) {
   const WarpTrace& w = b.warps[0];
   ASSERT_EQ(w.insts.size(), 5u);
   auto addrs = [&](int i) {
-    auto s = w.lane_addresses(w.insts[i], t);
+    LaneBuffer buf;
+    auto s = w.lane_addresses(w.insts[i], t, buf);
     return std::vector<uint64_t>(s.begin(), s.end());
   };
   EXPECT_EQ(addrs(0), (std::vector<uint64_t>{0x100, 0x200, 0x300, 0x400}));
@@ -193,7 +195,8 @@ TEST(TextParser, RawTracerOutputIsGroupedByBlockAndWarpEvenWhenSpilled) {
       for (uint32_t w = 0; w < 2; ++w) {
         EXPECT_EQ(b.warps[w].warp_id, w);
         ASSERT_EQ(b.warps[w].insts.size(), 50u);
-        EXPECT_EQ(b.warps[w].addrs[7 * 32], 0x1000u * expect_blk + 0x100u * w + 7);
+        LaneBuffer buf;
+        EXPECT_EQ(b.warps[w].lane_addresses(b.warps[w].insts[7], t, buf)[0], 0x1000u * expect_blk + 0x100u * w + 7);
         EXPECT_EQ(t.inst(b.warps[w].insts[7].static_id).pc, 0x70u);
       }
     }

@@ -1,0 +1,70 @@
+#include "frontend/trace/lane_address_store.h"
+
+#include <limits>
+
+#include "frontend/trace/trace_error.h"
+
+namespace lockstep {
+namespace {
+
+bool fits32(int64_t v) { return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(); }
+
+}  // namespace
+
+uint32_t LaneAddressStore::words_of(Form form, uint32_t lanes) {
+  switch (form) {
+    case kNearStride:
+      return lanes == 0 ? 0 : lanes == 1 ? 1 : 2;
+    case kNearLanes:
+      return lanes;
+    case kFarStride:
+      return lanes <= 1 ? 2 : 3;
+    default:
+      return 2 * lanes;
+  }
+}
+
+uint32_t LaneAddressStore::append(const uint64_t* a, uint32_t lanes) {
+  const size_t at = words_.size();
+  if (at > kIndexMask - 2 * kMaxLanes) throw TraceError("more than 2^30 address words in one warp");
+  const uint32_t index = uint32_t(at);
+  if (lanes == 0) return index | uint32_t(kNearStride) << kFormShift;
+  if (!has_base_) {
+    base_ = a[0];
+    has_base_ = true;
+  }
+  const int64_t d0 = int64_t(a[0] - base_);
+  const int64_t stride = lanes > 1 ? int64_t(a[1] - a[0]) : 0;
+  bool uniform = fits32(stride);
+  for (uint32_t k = 2; k < lanes && uniform; ++k) uniform = int64_t(a[k] - a[k - 1]) == stride;
+  auto put64 = [&](uint64_t v) {
+    words_.push_back(uint32_t(v));
+    words_.push_back(uint32_t(v >> 32));
+  };
+  if (uniform) {
+    const bool near = fits32(d0);
+    if (near) {
+      words_.push_back(uint32_t(int32_t(d0)));
+    } else {
+      put64(a[0]);
+    }
+    if (lanes > 1) words_.push_back(uint32_t(int32_t(stride)));
+    return index | uint32_t(near ? kNearStride : kFarStride) << kFormShift;
+  }
+  bool near = true;
+  for (uint32_t k = 0; k < lanes && near; ++k) near = fits32(int64_t(a[k] - base_));
+  if (near) {
+    for (uint32_t k = 0; k < lanes; ++k) words_.push_back(uint32_t(int32_t(int64_t(a[k] - base_))));
+    return index | uint32_t(kNearLanes) << kFormShift;
+  }
+  for (uint32_t k = 0; k < lanes; ++k) put64(a[k]);
+  return index | uint32_t(kFull) << kFormShift;
+}
+
+bool LaneAddressStore::holds(uint32_t ref, uint32_t lanes) const {
+  if (lanes > kMaxLanes) return false;
+  const uint64_t end = uint64_t(ref & kIndexMask) + words_of(Form(ref >> kFormShift), lanes);
+  return end <= words_.size() && (lanes == 0 || has_base_);
+}
+
+}  // namespace lockstep
