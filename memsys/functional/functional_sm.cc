@@ -112,9 +112,9 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
     return;
   }
   // Constant loads and the like come without addresses in traces.
+  LaneBuffer lane_buffer;
   const std::span<const uint64_t> lanes =
-      ti.has_addresses ? std::span<const uint64_t>(trace.addrs.data() + wi.addr_begin, size_t(std::popcount(wi.active_mask)))
-                       : std::span<const uint64_t>();
+      ti.has_addresses ? trace.lane_addresses(wi, lane_buffer) : std::span<const uint64_t>();
   sectors_.clear();
   coalesce(lanes, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
   const SmAccessOp op = access_op(ti.op);
