@@ -81,6 +81,14 @@ class L2CachePolicy {
   uint32_t writebacks_needed(uint64_t addr) const { return writebacks_of(cache_.victim_of(addr)).count(); }
   // DRAM data for the sector of addr.
   VictimWriteBacks fill(uint64_t addr) { return writebacks_of(cache_.fill(addr)); }
+  // Line-granular forms (one lookup per line) for the sectors `sectors` (bit s:
+  // sector s) of the line holding addr, as the per-sector calls in ascending
+  // sector order: the readable ones among them; fill(); write().
+  uint32_t readable_sectors(uint64_t addr, uint32_t sectors) const { return cache_.readable_sectors(addr, sectors); }
+  VictimWriteBacks fill_sectors(uint64_t addr, uint32_t sectors) { return writebacks_of(cache_.fill_sectors(addr, sectors)); }
+  VictimWriteBacks write_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks) {
+    return writebacks_of(cache_.write_sectors(addr, sectors, byte_masks, true));
+  }
   // Copy engine: bytes [addr, addr + bytes) of one sector land as written data; victims are dropped.
   void warm(uint64_t addr, uint32_t bytes);
   // Between kernels, nothing outstanding: every line goes.

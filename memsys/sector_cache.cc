@@ -178,16 +178,21 @@ bool SectorCache::read_hit(uint64_t addr) {
   return true;
 }
 
-Eviction SectorCache::fill(uint64_t addr) {
+uint32_t SectorCache::use_line(uint64_t addr, bool allocate_line, Eviction& ev) {
   const uint64_t tag = addr >> line_shift_;
-  Eviction ev;
   const TagSlot found = find(tag);
   uint32_t li = found.line;
   if (li == kNoLine) {
-    ev = allocate(set_of(addr), tag, &li);
+    if (allocate_line) ev = allocate(set_of(addr), tag, &li);
   } else {
     make_mru(found.set, li - index_of(found.set, 0));
   }
+  return li;
+}
+
+Eviction SectorCache::fill(uint64_t addr) {
+  Eviction ev;
+  const uint32_t li = use_line(addr, true, ev);
   const uint32_t s = sector_in_line(addr);
   lines_[li].valid |= 1u << s;
   masks(li)[s] = full_mask_;  // memory's bytes under the written ones: all present
@@ -195,21 +200,52 @@ Eviction SectorCache::fill(uint64_t addr) {
 }
 
 Eviction SectorCache::write(uint64_t addr, uint32_t byte_mask, bool allocate_line) {
-  const uint64_t tag = addr >> line_shift_;
   Eviction ev;
-  const TagSlot found = find(tag);
-  uint32_t li = found.line;
-  if (li == kNoLine) {
-    if (!allocate_line) return ev;
-    ev = allocate(set_of(addr), tag, &li);
-  } else {
-    make_mru(found.set, li - index_of(found.set, 0));
-  }
+  const uint32_t li = use_line(addr, allocate_line, ev);
+  if (li == kNoLine) return ev;
   Line& l = lines_[li];
   const uint32_t s = sector_in_line(addr);
   l.valid |= 1u << s;
   if (geometry_.write_policy == WritePolicy::kWriteBack) l.dirty |= 1u << s;
   masks(li)[s] |= byte_mask & full_mask_;
+  return ev;
+}
+
+uint32_t SectorCache::readable_sectors(uint64_t addr, uint32_t sectors) const {
+  const uint32_t li = find(addr >> line_shift_).line;
+  if (li == kNoLine) return 0;
+  const uint32_t* m = masks(li);
+  uint32_t readable = 0;
+  for (uint32_t v = sectors & lines_[li].valid; v != 0; v &= v - 1) {
+    const uint32_t s = uint32_t(std::countr_zero(v));
+    if (m[s] == full_mask_) readable |= 1u << s;
+  }
+  return readable;
+}
+
+Eviction SectorCache::fill_sectors(uint64_t addr, uint32_t sectors) {
+  Eviction ev;
+  if (sectors == 0) return ev;
+  const uint32_t li = use_line(addr, true, ev);
+  lines_[li].valid |= sectors;
+  uint32_t* m = masks(li);
+  for (uint32_t v = sectors; v != 0; v &= v - 1) m[std::countr_zero(v)] = full_mask_;
+  return ev;
+}
+
+Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks, bool allocate_line) {
+  Eviction ev;
+  if (sectors == 0) return ev;
+  const uint32_t li = use_line(addr, allocate_line, ev);
+  if (li == kNoLine) return ev;
+  Line& l = lines_[li];
+  l.valid |= sectors;
+  if (geometry_.write_policy == WritePolicy::kWriteBack) l.dirty |= sectors;
+  uint32_t* m = masks(li);
+  for (uint32_t v = sectors; v != 0; v &= v - 1) {
+    const uint32_t s = uint32_t(std::countr_zero(v));
+    m[s] |= byte_masks[s] & full_mask_;
+  }
   return ev;
 }
 

@@ -107,6 +107,17 @@ class SectorCache {
   // written bytes become present and the sector valid; dirty when write-back.
   Eviction write(uint64_t addr, uint32_t byte_mask, bool allocate);
 
+  // Line-granular forms, for owners that handle a whole line at once (one
+  // lookup instead of one per sector). `sectors` has bit s for sector s of
+  // the line holding addr. The same as the per-sector calls in ascending
+  // sector order (only the first can allocate, so at most one eviction):
+  //   readable_sectors  the sectors among `sectors` for which probe() is kHit
+  //   fill_sectors      fill() of each sector
+  //   write_sectors     write(sector s, byte_masks[s], allocate) of each sector
+  uint32_t readable_sectors(uint64_t addr, uint32_t sectors) const;
+  Eviction fill_sectors(uint64_t addr, uint32_t sectors);
+  Eviction write_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks, bool allocate);
+
   // Drop every line (dirty data is discarded: write-through owners only, or tests).
   void invalidate_all();
   // Enable the first `ways` ways of each set (1 .. geometry().ways); invalidates all lines.
@@ -156,6 +167,9 @@ class SectorCache {
   // is most recently used.
   Eviction allocate(uint32_t set, uint64_t tag, uint32_t* line_index);
   Eviction eviction_of(uint32_t line_index) const;
+  // The line holding addr made most recently used, or (when absent and
+  // allocate_line) installed with allocate(); kNoLine when absent and not allocated.
+  uint32_t use_line(uint64_t addr, bool allocate_line, Eviction& ev);
   uint32_t index_of(uint32_t set, uint32_t way) const { return set * geometry_.ways + way; }
   uint32_t* masks(uint32_t line_index) { return &byte_masks_[std::size_t(line_index) * sectors_per_line_]; }
   const uint32_t* masks(uint32_t line_index) const { return &byte_masks_[std::size_t(line_index) * sectors_per_line_]; }

@@ -302,6 +302,16 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
     if (greedy != UINT32_MAX && greedy % spec_.subcores == sc) offer(greedy);
     for (uint32_t slot : gto->by_age(view_))
       if (slot != greedy) offer(slot);
+  } else if (std::holds_alternative<LrrScheduler>(scheduler)) {
+    // Loose round robin (LrrScheduler::order()) over the ready warps only: from
+    // the first slot after the last issued one, then wrapping round. Offering a
+    // warp changes no other warp's ready bit, so a snapshot of the bits is exact.
+    const uint64_t ready = ready_[sc];
+    const uint32_t last = base_of(scheduler).last_issued();
+    const uint32_t first_bit = last == UINT32_MAX || last < sc ? 0 : (last - sc) / spec_.subcores + 1;
+    const uint64_t after = first_bit >= 64 ? 0 : ready & (~uint64_t(0) << first_bit);
+    for (uint64_t m = after; m != 0; m &= m - 1) offer(uint32_t(std::countr_zero(m)) * spec_.subcores + sc);
+    for (uint64_t m = ready & ~after; m != 0; m &= m - 1) offer(uint32_t(std::countr_zero(m)) * spec_.subcores + sc);
   } else {
     if (two_level_)
       for (uint32_t slot : base_of(scheduler).resident()) view_[slot].outstanding_memory = warps_[slot].memory_done > now;

@@ -8,6 +8,17 @@
 #include "core/sm_memory_access.h"
 
 namespace lockstep {
+namespace {
+
+// The active lanes of a warp instruction. Without the popcnt instruction (baseline
+// x86-64) std::popcount is a library call; this once per instruction is not.
+uint32_t active_lanes(uint32_t mask) {
+  mask -= (mask >> 1) & 0x55555555u;
+  mask = (mask & 0x33333333u) + ((mask >> 2) & 0x33333333u);
+  return (((mask + (mask >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
+}  // namespace
 
 KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatencies& latencies, CacheHitLevels* levels)
     : sm_(sm),
@@ -33,22 +44,29 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
   // The lines and sectors the lanes touch (neighbouring lanes mostly touch the line the lane before did).
   lines_.clear();
   const uint64_t bytes = std::clamp<uint64_t>(ti.access_bytes, 1, 128);
+  auto touch = [&](uint64_t s, uint32_t mask) {
+    const uint64_t line = s / 4;
+    LineTouch* t = nullptr;
+    if (!lines_.empty() && lines_.back().line == line) {
+      t = &lines_.back();
+    } else {
+      for (LineTouch& x : lines_)
+        if (x.line == line) t = &x;
+      if (!t) t = &lines_.emplace_back(LineTouch{line, 0, {}});
+    }
+    t->sectors |= 1u << (s % 4);
+    t->bytes[s % 4] |= mask;
+  };
+  const uint32_t in_one_sector = bytes >= 32 ? 0xffffffffu : (1u << bytes) - 1u;
   for (const uint64_t a : lanes) {
+    if (a % 32 + bytes <= 32) {  // the common case: the lane's bytes lie in one sector
+      touch(a / 32, in_one_sector << (a % 32));
+      continue;
+    }
     for (uint64_t s = a / 32; s <= (a + bytes - 1) / 32; ++s) {
       const uint64_t lo = std::max(a, s * 32), hi = std::min(a + bytes, (s + 1) * 32);
       const uint32_t span = uint32_t(hi - lo);
-      const uint32_t mask = (span >= 32 ? 0xffffffffu : ((1u << span) - 1u)) << (lo - s * 32);
-      const uint64_t line = s / 4;
-      LineTouch* t = nullptr;
-      if (!lines_.empty() && lines_.back().line == line) {
-        t = &lines_.back();
-      } else {
-        for (LineTouch& x : lines_)
-          if (x.line == line) t = &x;
-        if (!t) t = &lines_.emplace_back(LineTouch{line, 0, {}});
-      }
-      t->sectors |= 1u << (s % 4);
-      t->bytes[s % 4] |= mask;
+      touch(s, (span >= 32 ? 0xffffffffu : ((1u << span) - 1u)) << (lo - s * 32));
     }
   }
   // As the L1D decides (L1DataCache::access): local and texture always cached, global when l1d.cache_global.
@@ -101,7 +119,7 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
       });
       ew.path_end = uint32_t(runs[sm].size());
       for (const WarpInstruction& wi : w.insts) {
-        ew.thread_insts += uint32_t(std::popcount(wi.active_mask));
+        ew.thread_insts += active_lanes(wi.active_mask);
         const TimedInstruction& ti = program[wi.static_id];
         if (ti.kind == InstKind::kMemory) work.memory.push_back(cost(ti, w, wi, sm));
       }

@@ -9,6 +9,15 @@
 #include "memsys/copy_engine.h"
 
 namespace lockstep {
+namespace {
+
+// Sectors in a mask of a line's four (a table: std::popcount is a library call on baseline x86-64).
+uint32_t sector_count(uint32_t sectors) {
+  static constexpr uint8_t kCount[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  return kCount[sectors & 15u];
+}
+
+}  // namespace
 
 MemoryLatencies memory_latencies(const GpuSpec& spec) {
   const ClockSpec& c = spec.clocks;
@@ -78,46 +87,35 @@ uint8_t CacheHitLevels::write_back(uint32_t slice, const VictimWriteBacks& wb) {
 
 LineCost CacheHitLevels::access(uint32_t sm, uint64_t line_addr, uint32_t sectors,
                                 const std::array<uint32_t, 4>& byte_masks, LineAccessKind kind) {
+  // One lookup per line and cache: the same as looking up each sector in turn
+  // (SectorCache's line-granular forms).
   LineCost c;
   SectorCache& l1 = l1_[sm];
   uint32_t to_l2 = sectors;
   if (kind == LineAccessKind::kLoad) {
-    for (uint32_t m = sectors; m != 0; m &= m - 1) {
-      const uint32_t s = uint32_t(std::countr_zero(m));
-      if (l1.probe(line_addr + 32 * s) == SectorState::kHit) to_l2 &= ~(1u << s);
-    }
+    to_l2 &= ~l1.readable_sectors(line_addr, sectors);
     if (to_l2 == 0) {
       l1.touch(line_addr);
       return c;
     }
   } else if (kind == LineAccessKind::kStore) {
     // Write-through: a present L1 line takes the bytes.
-    for (uint32_t m = sectors; m != 0; m &= m - 1) {
-      const uint32_t s = uint32_t(std::countr_zero(m));
-      l1.write(line_addr + 32 * s, byte_masks[s], false);
-    }
+    l1.write_sectors(line_addr, sectors, byte_masks.data(), false);
   }
   const SliceAddress where = map_.locate(line_addr);
   L2CachePolicy& l2 = *l2_[where.slice];
   uint32_t dram = 0, writebacks = 0;
-  bool hit_touched = false;
-  for (uint32_t m = to_l2; m != 0; m &= m - 1) {
-    const uint32_t s = uint32_t(std::countr_zero(m));
-    const uint64_t local = where.local + 32 * s;
-    if (kind != LineAccessKind::kStore) {
-      if (L2CachePolicy::readable(l2.lookup(local))) {
-        if (!hit_touched) l2.hit(local);
-        hit_touched = true;
-      } else {
-        ++dram;
-        writebacks += write_back(where.slice, l2.fill(local));
-      }
-    }
-    if (kind == LineAccessKind::kStore || kind == LineAccessKind::kAtomic)
-      writebacks += write_back(where.slice, l2.write(local, byte_masks[s]));
-    if (kind == LineAccessKind::kLoad) l1.fill(line_addr + 32 * s);
+  if (kind == LineAccessKind::kStore) {
+    writebacks += write_back(where.slice, l2.write_sectors(where.local, to_l2, byte_masks.data()));
+  } else {
+    const uint32_t missed = to_l2 & ~l2.readable_sectors(where.local, to_l2);
+    dram = sector_count(missed);
+    if (missed != 0) writebacks += write_back(where.slice, l2.fill_sectors(where.local, missed));
+    else l2.hit(where.local);
+    if (kind == LineAccessKind::kAtomic) writebacks += write_back(where.slice, l2.write_sectors(where.local, to_l2, byte_masks.data()));
   }
-  const uint32_t l2_sectors = uint32_t(std::popcount(to_l2));
+  if (kind == LineAccessKind::kLoad) l1.fill_sectors(line_addr, to_l2);
+  const uint32_t l2_sectors = sector_count(to_l2);
   traffic_.slice_sectors[where.slice] += l2_sectors;
   traffic_.channel_sectors[where.slice / spec_.memory.l2.subpartitions] += dram;
   traffic_.sm_l2_sectors[sm] += l2_sectors;

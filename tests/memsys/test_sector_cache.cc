@@ -378,3 +378,61 @@ TEST(SectorCacheEquivalence, SmallAndOddGeometriesMatchTheLinearScanModel) {
 
 }  // namespace
 }  // namespace lockstep
+
+namespace lockstep {
+namespace {
+
+// The line-granular forms against the per-sector calls in ascending sector
+// order, on a random mix of fills, write-validate writes (with and without
+// allocation) and reads over lines that contend for 2 sets x 2 ways.
+TEST(SectorCacheLineForms, MatchTheSectorBySectorCalls) {
+  SectorCache by_sector(small()), by_line(small());
+  std::mt19937_64 rng(7);
+  auto same_eviction = [](const Eviction& a, const Eviction& b) {
+    return a.valid == b.valid && (!a.valid || (a.line_addr == b.line_addr && a.valid_sectors == b.valid_sectors &&
+                                               a.dirty_sectors == b.dirty_sectors && a.byte_masks == b.byte_masks));
+  };
+  for (int step = 0; step < 20000; ++step) {
+    const uint64_t line = (rng() % 12) * kLine;
+    const uint32_t sectors = uint32_t(rng() % 16);
+    std::array<uint32_t, 4> bytes{};
+    for (uint32_t& b : bytes) b = rng() % 3 == 0 ? 0xffffffffu : uint32_t(rng());
+    const int op = int(rng() % 4);
+    Eviction a, b;
+    if (op == 0) {
+      b = by_line.fill_sectors(line, sectors);
+      for (uint32_t s = 0; s < 4; ++s)
+        if (sectors >> s & 1) {
+          const Eviction e = by_sector.fill(line + 32 * s);
+          if (e.valid) a = e;
+        }
+    } else if (op == 1 || op == 2) {
+      const bool allocate = op == 1;
+      b = by_line.write_sectors(line, sectors, bytes.data(), allocate);
+      for (uint32_t s = 0; s < 4; ++s)
+        if (sectors >> s & 1) {
+          const Eviction e = by_sector.write(line + 32 * s, bytes[s], allocate);
+          if (e.valid) a = e;
+        }
+    } else {
+      uint32_t readable = 0;
+      for (uint32_t s = 0; s < 4; ++s)
+        if (sectors >> s & 1 && by_sector.probe(line + 32 * s) == SectorState::kHit) readable |= 1u << s;
+      ASSERT_EQ(by_line.readable_sectors(line, sectors), readable) << "step " << step;
+      if (readable) {
+        by_sector.touch(line);
+        by_line.touch(line);
+      }
+    }
+    ASSERT_TRUE(same_eviction(a, b)) << "step " << step;
+    for (uint64_t l = 0; l < 12; ++l)
+      for (uint32_t s = 0; s < 4; ++s) {
+        ASSERT_EQ(by_line.probe(l * kLine + 32 * s), by_sector.probe(l * kLine + 32 * s)) << "step " << step;
+        ASSERT_EQ(by_line.byte_mask(l * kLine + 32 * s), by_sector.byte_mask(l * kLine + 32 * s)) << "step " << step;
+      }
+    ASSERT_EQ(by_line.dirty_sectors(), by_sector.dirty_sectors()) << "step " << step;
+  }
+}
+
+}  // namespace
+}  // namespace lockstep
