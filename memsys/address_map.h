@@ -77,6 +77,9 @@ class AddressMap {
   uint64_t slice_local(uint64_t addr) const;
   // slice(addr) and slice_local(addr) from one partition hash.
   SliceAddress locate(uint64_t addr) const;
+  // The L2 line size: every byte of one line has the same slice, and the line
+  // offset is kept in the slice-local address (the interleave is whole lines).
+  uint32_t line_bytes() const { return line_bytes_; }
   // Inverse of slice_local: the global address of local address `local` in slice `slice`.
   uint64_t global(uint32_t slice, uint64_t local) const;
 

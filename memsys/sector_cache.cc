@@ -49,10 +49,12 @@ uint32_t SectorCache::set_of(uint64_t addr) const {
 }
 
 SectorCache::TagSlot SectorCache::find(uint64_t tag) const {
+  if (last_found_.line != kNoLine && last_found_.tag == tag) return last_found_;
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   for (uint32_t i = home_slot(tag);; i = (i + 1) & mask) {
     const TagSlot& slot = tag_index_[i];
-    if (slot.line == kNoLine || slot.tag == tag) return slot;
+    if (slot.line == kNoLine) return slot;
+    if (slot.tag == tag) return last_found_ = slot;
   }
 }
 
@@ -61,9 +63,11 @@ void SectorCache::index_insert(uint64_t tag, uint32_t line, uint32_t set) {
   uint32_t i = home_slot(tag);
   while (tag_index_[i].line != kNoLine) i = (i + 1) & mask;
   tag_index_[i] = TagSlot{tag, line, set};
+  last_found_ = tag_index_[i];
 }
 
 void SectorCache::index_erase(uint64_t tag) {
+  if (last_found_.tag == tag) last_found_ = TagSlot{};
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   uint32_t hole = home_slot(tag);
   while (tag_index_[hole].tag != tag || tag_index_[hole].line == kNoLine) hole = (hole + 1) & mask;
@@ -217,6 +221,7 @@ void SectorCache::invalidate_all() {
   // Lines are reset when allocated; only the present counts and the tag index matter.
   for (SetState& st : set_state_) st = SetState{};
   std::fill(tag_index_.begin(), tag_index_.end(), TagSlot{});
+  last_found_ = TagSlot{};
 }
 
 void SectorCache::set_ways(uint32_t ways) {

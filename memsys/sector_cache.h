@@ -173,6 +173,10 @@ class SectorCache {
   std::vector<uint32_t> lru_next_;   // sets x ways: the next less recently used way
   std::vector<SetState> set_state_;  // per set
   std::vector<TagSlot> tag_index_;   // power of two, at least twice the lines
+  // The last line find() found (line = kNoLine: none): the sectors of one
+  // line mostly come one after another, so they share one index lookup.
+  // Dropped when its tag leaves the index.
+  mutable TagSlot last_found_;
 };
 
 }  // namespace lockstep

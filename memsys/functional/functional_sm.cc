@@ -155,8 +155,13 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
 }
 
 void FunctionalSm::send(L2RequestType type, uint64_t addr, uint32_t byte_mask) {
-  const SliceAddress at = map_.locate(addr);
-  requests_[at.slice].push_back(L2Request{step_, at.local, byte_mask, type});
+  const uint64_t offset_mask = uint64_t(map_.line_bytes()) - 1;
+  const uint64_t line = addr & ~offset_mask;
+  if (line != located_line_) {
+    located_line_ = line;
+    located_ = map_.locate(line);
+  }
+  requests_[located_.slice].push_back(L2Request{step_, located_.local | (addr & offset_mask), byte_mask, type});
 }
 
 void FunctionalSm::clear_requests() {

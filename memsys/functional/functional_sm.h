@@ -102,6 +102,10 @@ class FunctionalSm {
   std::vector<SectorAccess> sectors_;  // scratch: one instruction's coalesced sectors
   std::vector<uint64_t> missed_;       // scratch: sectors one instruction fetched, filled at its end
   std::vector<std::vector<L2Request>> requests_;  // per slice
+  // The L2 line send() located last (its slice and slice-local line address):
+  // the sectors of a line mostly come one after another.
+  uint64_t located_line_ = UINT64_MAX;
+  SliceAddress located_{};
   SmStats stats_;
 };
 
