@@ -109,8 +109,6 @@ Eviction SectorCache::eviction_of(uint32_t line_index) const {
   ev.line_addr = l.tag << line_shift_;
   ev.valid_sectors = l.valid;
   ev.dirty_sectors = l.dirty;
-  const uint32_t* m = masks(line_index);
-  for (uint32_t s = 0; s < sectors_per_line_; ++s) ev.byte_masks[s] = m[s];
   return ev;
 }
 

@@ -20,7 +20,6 @@
 // Addresses are whatever byte addresses the owner indexes by (the L1 uses
 // global addresses, an L2 slice its slice-local addresses, AddressMap);
 // evictions return line addresses in that same space.
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -62,7 +61,6 @@ struct Eviction {
   uint64_t line_addr = 0;     // byte address of the evicted line
   uint32_t valid_sectors = 0;  // bit s: sector s held data
   uint32_t dirty_sectors = 0;  // bit s: sector s must be written back (always 0 when write-through)
-  std::array<uint32_t, kMaxSectorsPerLine> byte_masks{};  // bytes present per sector
 };
 
 class SectorCache {
