@@ -217,8 +217,15 @@ Eviction SectorCache::write(uint64_t addr, uint32_t byte_mask, bool allocate_lin
 
 void SectorCache::invalidate_all() {
   // Lines are reset when allocated; only the present counts and the tag index matter.
+  // A cache holding few lines (an L1 after a short kernel) erases them one by
+  // one rather than clearing the whole index.
+  if (uint64_t(valid_lines()) * 8 < tag_index_.size()) {
+    for (uint32_t set = 0; set < geometry_.sets; ++set)
+      for (uint32_t w = 0; w < set_state_[set].present; ++w) index_erase(lines_[index_of(set, w)].tag);
+  } else {
+    std::fill(tag_index_.begin(), tag_index_.end(), TagSlot{});
+  }
   for (SetState& st : set_state_) st = SetState{};
-  std::fill(tag_index_.begin(), tag_index_.end(), TagSlot{});
   last_found_ = TagSlot{};
 }
 

@@ -126,6 +126,25 @@ TEST(SectorCacheWays, SetWaysInvalidatesAndLimitsAssociativity) {
   EXPECT_THROW(c.set_ways(5), std::invalid_argument);
 }
 
+TEST(SectorCacheWays, InvalidatingAFewLinesOfALargeCacheDropsEachOfThem) {
+  // Few lines in a large cache are dropped one by one (not by clearing the
+  // whole index): none may stay findable, the last one looked up included.
+  SectorCacheGeometry g = small();
+  g.sets = 4;
+  g.ways = 256;
+  SectorCache c(g);
+  for (uint64_t n = 0; n < 10; ++n) c.fill(n * 7 * kLine);
+  EXPECT_TRUE(c.read_hit(63 * kLine));
+  c.invalidate_all();
+  EXPECT_EQ(c.valid_lines(), 0u);
+  for (uint64_t n = 0; n < 10; ++n) EXPECT_EQ(c.probe(n * 7 * kLine), SectorState::kLineMiss) << n;
+  EXPECT_FALSE(c.read_hit(63 * kLine));
+  // The cache fills again as new.
+  for (uint64_t n = 0; n < 10; ++n) EXPECT_FALSE(c.fill(n * 7 * kLine).valid);
+  for (uint64_t n = 0; n < 10; ++n) EXPECT_EQ(c.probe(n * 7 * kLine), SectorState::kHit) << n;
+  EXPECT_EQ(c.valid_lines(), 10u);
+}
+
 TEST(SectorCacheLru, FullTwoHundredFiftySixWaySetEvictsTheLeastRecentlyUsedWay) {
   // The adaptive L1 shape: 4 sets x 256 ways; line n is in set n % 4.
   SectorCacheGeometry g = small(WritePolicy::kWriteThrough);
