@@ -7,6 +7,23 @@ namespace {
 
 // The requests of one group as they are built: those from `begin` in `out`,
 // `top` the highest sector among them (valid when out.size() > begin).
+// The bytes of [begin, end) that fall in sector s (which the range overlaps).
+inline uint32_t bytes_in_sector(uint64_t begin, uint64_t end, uint64_t s) {
+  const uint64_t lo = std::max(begin, s * kSectorBytes), hi = std::min(end, (s + 1) * kSectorBytes);
+  const uint32_t span = uint32_t(hi - lo), offset = uint32_t(lo - s * kSectorBytes);
+  return (span >= 32 ? 0xffffffffu : ((1u << span) - 1u)) << offset;
+}
+
+// The number of lanes of `lanes` (at most `available` addresses from `at`)
+// whose accesses of `bytes` follow each other with no gap, lowest lane first,
+// when all of them do; 0 otherwise.
+inline size_t back_to_back(const uint64_t* at, size_t available, uint32_t lanes, uint32_t bytes) {
+  size_t n = 0;
+  for (uint64_t expect = available ? at[0] : 0; lanes != 0 && n < available; lanes &= lanes - 1, ++n, expect += bytes)
+    if (at[n] != expect) return 0;
+  return n;
+}
+
 struct GroupRequests {
   std::vector<SectorAccess>& out;
   size_t begin;
@@ -44,6 +61,16 @@ void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_by
   for (uint32_t first = 0; first < 32; first += group) {
     GroupRequests requests{out, out.size()};
     uint32_t lanes = mask & uint32_t(((uint64_t(1) << group) - 1) << first);
+    if (lanes == 0) continue;
+    // Unit stride (the common case): the group reads one range of bytes, its
+    // sectors in address order, each once.
+    if (const size_t n = back_to_back(addrs.data() + next, addrs.size() - next, lanes, bytes); n > 0) {
+      const uint64_t begin = addrs[next], end = begin + n * bytes;
+      for (uint64_t s = begin / kSectorBytes; s <= (end - 1) / kSectorBytes; ++s)
+        out.push_back(SectorAccess{s, bytes_in_sector(begin, end, s)});
+      next += n;
+      continue;
+    }
     for (; lanes != 0 && next < addrs.size(); lanes &= lanes - 1) {
       const uint64_t a = addrs[next++];
       const uint64_t first_sector = a / kSectorBytes, last_sector = (a + bytes - 1) / kSectorBytes;
@@ -52,10 +79,7 @@ void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_by
         continue;
       }
       for (uint64_t s = first_sector; s <= last_sector; ++s) {
-        // The bytes of [a, a + bytes) that fall in sector s.
-        const uint64_t lo = std::max(a, s * kSectorBytes), hi = std::min(a + bytes, (s + 1) * kSectorBytes);
-        const uint32_t span = uint32_t(hi - lo), offset = uint32_t(lo - s * kSectorBytes);
-        requests.touch(s, (span >= 32 ? 0xffffffffu : ((1u << span) - 1u)) << offset);
+        requests.touch(s, bytes_in_sector(a, a + bytes, s));
       }
     }
   }
