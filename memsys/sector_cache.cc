@@ -180,7 +180,7 @@ bool SectorCache::read_hit(uint64_t addr) {
   return true;
 }
 
-Eviction SectorCache::fill(uint64_t addr) {
+Eviction SectorCache::fill_sectors(uint64_t addr, uint32_t sectors) {
   const uint64_t tag = addr >> line_shift_;
   Eviction ev;
   const TagSlot found = find(tag);
@@ -190,9 +190,10 @@ Eviction SectorCache::fill(uint64_t addr) {
   } else {
     make_mru(found.set, li - index_of(found.set, 0));
   }
-  const uint32_t s = sector_in_line(addr);
-  lines_[li].valid |= 1u << s;
-  masks(li)[s] = full_mask_;  // memory's bytes under the written ones: all present
+  lines_[li].valid |= sectors;
+  uint32_t* m = masks(li);
+  for (uint32_t left = sectors; left != 0; left &= left - 1)
+    m[std::countr_zero(left)] = full_mask_;  // memory's bytes under the written ones: all present
   return ev;
 }
 

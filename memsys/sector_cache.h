@@ -96,7 +96,10 @@ class SectorCache {
   // invalid way of the set, else its least recently used way, is replaced and
   // returned. The sector becomes valid with every byte present; bytes already
   // written into it are kept (they are newer than memory), and so is its dirty bit.
-  Eviction fill(uint64_t addr);
+  Eviction fill(uint64_t addr) { return fill_sectors(addr, 1u << sector_in_line(addr)); }
+  // fill() of each sector of the line holding addr in `sectors` (bit s:
+  // sector s), one after the other, with one lookup.
+  Eviction fill_sectors(uint64_t addr, uint32_t sectors);
 
   // A store of the bytes in byte_mask to the sector holding addr
   // (write-validate: no fetch). allocate=true: the line is allocated if absent

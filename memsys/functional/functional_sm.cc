@@ -148,8 +148,15 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
         break;
     }
   }
-  // The instruction's misses return: allocate on fill.
-  for (uint64_t addr : missed_) l1_.fill(addr);
+  // The instruction's misses return: allocate on fill (the sectors of a line
+  // that come one after another in one go).
+  const SectorCache& cache = l1_.cache();
+  for (size_t i = 0; i < missed_.size();) {
+    const uint64_t line = cache.line_addr(missed_[i]);
+    uint32_t sectors = 0;
+    for (; i < missed_.size() && cache.line_addr(missed_[i]) == line; ++i) sectors |= 1u << cache.sector_in_line(missed_[i]);
+    l1_.fill_sectors(line, sectors);
+  }
   stats_.l1.fill_sectors += missed_.size();
   missed_.clear();
 }

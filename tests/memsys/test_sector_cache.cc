@@ -126,6 +126,20 @@ TEST(SectorCacheWays, SetWaysInvalidatesAndLimitsAssociativity) {
   EXPECT_THROW(c.set_ways(5), std::invalid_argument);
 }
 
+TEST(SectorCacheFill, SeveralSectorsOfALineFillLikeOneAfterTheOther) {
+  SectorCache one(small()), many(small());
+  one.write(kLine + 32, 0x0000ffff, true);
+  many.write(kLine + 32, 0x0000ffff, true);
+  for (uint32_t s : {0u, 1u, 3u}) one.fill(kLine + 32 * s);
+  EXPECT_FALSE(many.fill_sectors(kLine, 0b1011).valid);
+  for (uint32_t s = 0; s < 4; ++s) {
+    EXPECT_EQ(many.probe(kLine + 32 * s), one.probe(kLine + 32 * s)) << s;
+    EXPECT_EQ(many.byte_mask(kLine + 32 * s), one.byte_mask(kLine + 32 * s)) << s;
+  }
+  EXPECT_EQ(many.probe(kLine + 64), SectorState::kSectorMiss);
+  EXPECT_EQ(many.dirty_sectors(), 1u);
+}
+
 TEST(SectorCacheWays, InvalidatingAFewLinesOfALargeCacheDropsEachOfThem) {
   // Few lines in a large cache are dropped one by one (not by clearing the
   // whole index): none may stay findable, the last one looked up included.
