@@ -5,6 +5,7 @@
 namespace lockstep {
 
 void FunctionalL2Slice::write_back(const VictimWriteBacks& victim) {
+  if (victim.dirty_sectors == 0) return;  // (most fills and writes evict nothing dirty)
   const uint32_t n = victim.count();
   stats_.writeback_sectors += n;
   dram_.write_sectors += n;

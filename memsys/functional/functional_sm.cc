@@ -91,17 +91,19 @@ bool FunctionalSm::turn(Warp& w) {
   while (w.next < insts.size()) {
     const WarpInstruction& wi = insts[w.next++];
     ++stats_.warp_insts;
-    stats_.thread_insts += uint64_t(std::popcount(wi.active_mask));
+    const uint32_t active = uint32_t(std::popcount(wi.active_mask));
+    stats_.thread_insts += active;
     const TimedInstruction& ti = program[wi.static_id];
     if (ti.kind == InstKind::kMemory) {
-      memory_instruction(ti, wi, *w.trace);
+      memory_instruction(ti, wi, active, *w.trace);
       break;
     }
   }
   return w.next >= insts.size();
 }
 
-void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, const WarpTrace& trace) {
+void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, uint32_t active_lanes,
+                                      const WarpTrace& trace) {
   ++stats_.mem_insts;
   if (ti.space == MemSpace::kShared) {
     ++stats_.shared_requests;
@@ -113,7 +115,7 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
   }
   // Constant loads and the like come without addresses in traces.
   const std::span<const uint64_t> lanes =
-      ti.has_addresses ? std::span<const uint64_t>(trace.addrs.data() + wi.addr_begin, size_t(std::popcount(wi.active_mask)))
+      ti.has_addresses ? std::span<const uint64_t>(trace.addrs.data() + wi.addr_begin, active_lanes)
                        : std::span<const uint64_t>();
   sectors_.clear();
   coalesce(lanes, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);

@@ -83,7 +83,9 @@ class FunctionalSm {
   void place(uint32_t slot, std::unique_ptr<BlockTrace> block);
   // Runs warp `w` up to and including its next memory instruction; true when it ends.
   bool turn(Warp& w);
-  void memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, const WarpTrace& trace);
+  // `active_lanes`: the lanes of wi.active_mask (one address each, when the instruction has addresses).
+  void memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, uint32_t active_lanes,
+                          const WarpTrace& trace);
   void send(L2RequestType type, uint64_t addr, uint32_t byte_mask);
 
   const GpuSpec& spec_;
