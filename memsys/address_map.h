@@ -114,4 +114,26 @@ class AddressMap {
   uint32_t subpartition_shift_;
 };
 
+// AddressMap::locate remembering the last line it located: the bytes of one
+// line share a slice and a slice-local line, so a line's sectors, coming one
+// after another, take one lookup.
+class LineLocator {
+ public:
+  explicit LineLocator(const AddressMap& map) : map_(map), offset_mask_(uint64_t(map.line_bytes()) - 1) {}
+  SliceAddress locate(uint64_t addr) {
+    const uint64_t line = addr & ~offset_mask_;
+    if (line != line_) {
+      line_ = line;
+      at_ = map_.locate(line);
+    }
+    return SliceAddress{at_.slice, at_.local | (addr & offset_mask_)};
+  }
+
+ private:
+  const AddressMap& map_;
+  uint64_t offset_mask_;
+  uint64_t line_ = UINT64_MAX;  // (no line starts there: line addresses have the offset bits clear)
+  SliceAddress at_{};
+};
+
 }  // namespace lockstep

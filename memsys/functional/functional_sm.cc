@@ -7,7 +7,7 @@
 namespace lockstep {
 
 FunctionalSm::FunctionalSm(const GpuSpec& spec, const AddressMap& map)
-    : spec_(spec), map_(map), l1_(spec.memory.l1d, spec.sm.unified_l1_shared_kb), requests_(map.slices()) {
+    : spec_(spec), l1_(spec.memory.l1d, spec.sm.unified_l1_shared_kb), requests_(map.slices()), locator_(map) {
   warps_.reserve(size_t(spec.sm.max_warps) * 2);
   sectors_.reserve(128);
   missed_.reserve(128);
@@ -164,13 +164,8 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
 }
 
 void FunctionalSm::send(L2RequestType type, uint64_t addr, uint32_t byte_mask) {
-  const uint64_t offset_mask = uint64_t(map_.line_bytes()) - 1;
-  const uint64_t line = addr & ~offset_mask;
-  if (line != located_line_) {
-    located_line_ = line;
-    located_ = map_.locate(line);
-  }
-  requests_[located_.slice].push_back(L2Request{step_, located_.local | (addr & offset_mask), byte_mask, type});
+  const SliceAddress at = locator_.locate(addr);
+  requests_[at.slice].push_back(L2Request{step_, at.local, byte_mask, type});
 }
 
 void FunctionalSm::clear_requests() {

@@ -89,7 +89,6 @@ class FunctionalSm {
   void send(L2RequestType type, uint64_t addr, uint32_t byte_mask);
 
   const GpuSpec& spec_;
-  const AddressMap& map_;
   L1CachePolicy l1_;
   const KernelProgram* program_ = nullptr;
   uint32_t blocks_per_sm_ = 0;
@@ -104,10 +103,7 @@ class FunctionalSm {
   std::vector<SectorAccess> sectors_;  // scratch: one instruction's coalesced sectors
   std::vector<uint64_t> missed_;       // scratch: sectors one instruction fetched, filled at its end
   std::vector<std::vector<L2Request>> requests_;  // per slice
-  // The L2 line send() located last (its slice and slice-local line address):
-  // the sectors of a line mostly come one after another.
-  uint64_t located_line_ = UINT64_MAX;
-  SliceAddress located_{};
+  LineLocator locator_;  // the slice of each request (a line's sectors mostly come one after another)
   SmStats stats_;
 };
 
