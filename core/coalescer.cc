@@ -5,21 +5,50 @@
 namespace lockstep {
 namespace {
 
-// Adds `m` to sector `s` among the group's requests (from `group_begin`),
-// or appends a request for it.
-inline void touch_sector(std::vector<SectorAccess>& out, size_t group_begin, uint64_t s, uint32_t m) {
-  // Neighbouring lanes mostly touch the sector the lane before touched: look there first.
-  if (out.size() > group_begin && out.back().sector == s) {
-    out.back().byte_mask |= m;
-    return;
-  }
-  auto it = std::find_if(out.begin() + long(group_begin), out.end(), [s](const SectorAccess& x) { return x.sector == s; });
-  if (it == out.end()) {
-    out.push_back(SectorAccess{s, m});
-  } else {
-    it->byte_mask |= m;
-  }
+// The requests of one group as they are built: those from `begin` in `out`,
+// `top` the highest sector among them (valid when out.size() > begin).
+// The bytes of [begin, end) that fall in sector s (which the range overlaps).
+inline uint32_t bytes_in_sector(uint64_t begin, uint64_t end, uint64_t s) {
+  const uint64_t lo = std::max(begin, s * kSectorBytes), hi = std::min(end, (s + 1) * kSectorBytes);
+  const uint32_t span = uint32_t(hi - lo), offset = uint32_t(lo - s * kSectorBytes);
+  return (span >= 32 ? 0xffffffffu : ((1u << span) - 1u)) << offset;
 }
+
+// The number of lanes of `lanes` (at most `available` addresses from `at`)
+// whose accesses of `bytes` follow each other with no gap, lowest lane first,
+// when all of them do; 0 otherwise.
+inline size_t back_to_back(const uint64_t* at, size_t available, uint32_t lanes, uint32_t bytes) {
+  size_t n = 0;
+  for (uint64_t expect = available ? at[0] : 0; lanes != 0 && n < available; lanes &= lanes - 1, ++n, expect += bytes)
+    if (at[n] != expect) return 0;
+  return n;
+}
+
+struct GroupRequests {
+  std::vector<SectorAccess>& out;
+  size_t begin;
+  uint64_t top = 0;
+
+  // Adds `m` to sector `s` among the group's requests, or appends a request for it.
+  void touch(uint64_t s, uint32_t m) {
+    if (out.size() == begin || s > top) {  // (addresses mostly rise: a sector above every one so far is new)
+      out.push_back(SectorAccess{s, m});
+      top = s;
+      return;
+    }
+    // Neighbouring lanes mostly touch the sector the lane before touched: look there first.
+    if (out.back().sector == s) {
+      out.back().byte_mask |= m;
+      return;
+    }
+    auto it = std::find_if(out.begin() + long(begin), out.end(), [s](const SectorAccess& x) { return x.sector == s; });
+    if (it == out.end()) {
+      out.push_back(SectorAccess{s, m});
+    } else {
+      it->byte_mask |= m;
+    }
+  }
+};
 
 }  // namespace
 
@@ -30,20 +59,27 @@ void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_by
   const uint32_t one_sector_mask = bytes >= 32 ? 0xffffffffu : (1u << bytes) - 1u;
   size_t next = 0;  // index into addrs: one address per active lane, lowest lane first
   for (uint32_t first = 0; first < 32; first += group) {
-    const size_t group_begin = out.size();
+    GroupRequests requests{out, out.size()};
     uint32_t lanes = mask & uint32_t(((uint64_t(1) << group) - 1) << first);
+    if (lanes == 0) continue;
+    // Unit stride (the common case): the group reads one range of bytes, its
+    // sectors in address order, each once.
+    if (const size_t n = back_to_back(addrs.data() + next, addrs.size() - next, lanes, bytes); n > 0) {
+      const uint64_t begin = addrs[next], end = begin + n * bytes;
+      for (uint64_t s = begin / kSectorBytes; s <= (end - 1) / kSectorBytes; ++s)
+        out.push_back(SectorAccess{s, bytes_in_sector(begin, end, s)});
+      next += n;
+      continue;
+    }
     for (; lanes != 0 && next < addrs.size(); lanes &= lanes - 1) {
       const uint64_t a = addrs[next++];
       const uint64_t first_sector = a / kSectorBytes, last_sector = (a + bytes - 1) / kSectorBytes;
       if (first_sector == last_sector) {
-        touch_sector(out, group_begin, first_sector, one_sector_mask << (a % kSectorBytes));
+        requests.touch(first_sector, one_sector_mask << (a % kSectorBytes));
         continue;
       }
       for (uint64_t s = first_sector; s <= last_sector; ++s) {
-        // The bytes of [a, a + bytes) that fall in sector s.
-        const uint64_t lo = std::max(a, s * kSectorBytes), hi = std::min(a + bytes, (s + 1) * kSectorBytes);
-        const uint32_t span = uint32_t(hi - lo), offset = uint32_t(lo - s * kSectorBytes);
-        touch_sector(out, group_begin, s, (span >= 32 ? 0xffffffffu : ((1u << span) - 1u)) << offset);
+        requests.touch(s, bytes_in_sector(a, a + bytes, s));
       }
     }
   }

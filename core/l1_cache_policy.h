@@ -57,6 +57,8 @@ class L1CachePolicy {
   void store(uint64_t addr, uint32_t byte_mask) { cache_.write(addr, byte_mask, false); }
   // A cached load's sector arrived: allocate on fill.
   void fill(uint64_t addr) { cache_.fill(addr); }
+  // fill() of the sectors of the line holding addr in `sectors` (bit s: sector s), in one lookup.
+  void fill_sectors(uint64_t addr, uint32_t sectors) { cache_.fill_sectors(addr, sectors); }
 
   const SectorCache& cache() const { return cache_; }
 

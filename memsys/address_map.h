@@ -77,6 +77,9 @@ class AddressMap {
   uint64_t slice_local(uint64_t addr) const;
   // slice(addr) and slice_local(addr) from one partition hash.
   SliceAddress locate(uint64_t addr) const;
+  // The L2 line size: every byte of one line has the same slice, and the line
+  // offset is kept in the slice-local address (the interleave is whole lines).
+  uint32_t line_bytes() const { return line_bytes_; }
   // Inverse of slice_local: the global address of local address `local` in slice `slice`.
   uint64_t global(uint32_t slice, uint64_t local) const;
 
@@ -109,6 +112,28 @@ class AddressMap {
   bool channels_pow2_;
   bool subpartitions_pow2_;
   uint32_t subpartition_shift_;
+};
+
+// AddressMap::locate remembering the last line it located: the bytes of one
+// line share a slice and a slice-local line, so a line's sectors, coming one
+// after another, take one lookup.
+class LineLocator {
+ public:
+  explicit LineLocator(const AddressMap& map) : map_(map), offset_mask_(uint64_t(map.line_bytes()) - 1) {}
+  SliceAddress locate(uint64_t addr) {
+    const uint64_t line = addr & ~offset_mask_;
+    if (line != line_) {
+      line_ = line;
+      at_ = map_.locate(line);
+    }
+    return SliceAddress{at_.slice, at_.local | (addr & offset_mask_)};
+  }
+
+ private:
+  const AddressMap& map_;
+  uint64_t offset_mask_;
+  uint64_t line_ = UINT64_MAX;  // (no line starts there: line addresses have the offset bits clear)
+  SliceAddress at_{};
 };
 
 }  // namespace lockstep

@@ -49,10 +49,12 @@ uint32_t SectorCache::set_of(uint64_t addr) const {
 }
 
 SectorCache::TagSlot SectorCache::find(uint64_t tag) const {
+  if (last_found_.line != kNoLine && last_found_.tag == tag) return last_found_;
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   for (uint32_t i = home_slot(tag);; i = (i + 1) & mask) {
     const TagSlot& slot = tag_index_[i];
-    if (slot.line == kNoLine || slot.tag == tag) return slot;
+    if (slot.line == kNoLine) return slot;
+    if (slot.tag == tag) return last_found_ = slot;
   }
 }
 
@@ -61,9 +63,11 @@ void SectorCache::index_insert(uint64_t tag, uint32_t line, uint32_t set) {
   uint32_t i = home_slot(tag);
   while (tag_index_[i].line != kNoLine) i = (i + 1) & mask;
   tag_index_[i] = TagSlot{tag, line, set};
+  last_found_ = tag_index_[i];
 }
 
 void SectorCache::index_erase(uint64_t tag) {
+  if (last_found_.tag == tag) last_found_ = TagSlot{};
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   uint32_t hole = home_slot(tag);
   while (tag_index_[hole].tag != tag || tag_index_[hole].line == kNoLine) hole = (hole + 1) & mask;
@@ -105,8 +109,6 @@ Eviction SectorCache::eviction_of(uint32_t line_index) const {
   ev.line_addr = l.tag << line_shift_;
   ev.valid_sectors = l.valid;
   ev.dirty_sectors = l.dirty;
-  const uint32_t* m = masks(line_index);
-  for (uint32_t s = 0; s < sectors_per_line_; ++s) ev.byte_masks[s] = m[s];
   return ev;
 }
 
@@ -190,15 +192,6 @@ uint32_t SectorCache::use_line(uint64_t addr, bool allocate_line, Eviction& ev) 
   return li;
 }
 
-Eviction SectorCache::fill(uint64_t addr) {
-  Eviction ev;
-  const uint32_t li = use_line(addr, true, ev);
-  const uint32_t s = sector_in_line(addr);
-  lines_[li].valid |= 1u << s;
-  masks(li)[s] = full_mask_;  // memory's bytes under the written ones: all present
-  return ev;
-}
-
 Eviction SectorCache::write(uint64_t addr, uint32_t byte_mask, bool allocate_line) {
   Eviction ev;
   const uint32_t li = use_line(addr, allocate_line, ev);
@@ -251,8 +244,16 @@ Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, const uint3
 
 void SectorCache::invalidate_all() {
   // Lines are reset when allocated; only the present counts and the tag index matter.
+  // A cache holding few lines (an L1 after a short kernel) erases them one by
+  // one rather than clearing the whole index.
+  if (uint64_t(valid_lines()) * 8 < tag_index_.size()) {
+    for (uint32_t set = 0; set < geometry_.sets; ++set)
+      for (uint32_t w = 0; w < set_state_[set].present; ++w) index_erase(lines_[index_of(set, w)].tag);
+  } else {
+    std::fill(tag_index_.begin(), tag_index_.end(), TagSlot{});
+  }
   for (SetState& st : set_state_) st = SetState{};
-  std::fill(tag_index_.begin(), tag_index_.end(), TagSlot{});
+  last_found_ = TagSlot{};
 }
 
 void SectorCache::set_ways(uint32_t ways) {

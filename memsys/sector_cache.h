@@ -20,7 +20,6 @@
 // Addresses are whatever byte addresses the owner indexes by (the L1 uses
 // global addresses, an L2 slice its slice-local addresses, AddressMap);
 // evictions return line addresses in that same space.
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -62,7 +61,6 @@ struct Eviction {
   uint64_t line_addr = 0;     // byte address of the evicted line
   uint32_t valid_sectors = 0;  // bit s: sector s held data
   uint32_t dirty_sectors = 0;  // bit s: sector s must be written back (always 0 when write-through)
-  std::array<uint32_t, kMaxSectorsPerLine> byte_masks{};  // bytes present per sector
 };
 
 class SectorCache {
@@ -98,7 +96,10 @@ class SectorCache {
   // invalid way of the set, else its least recently used way, is replaced and
   // returned. The sector becomes valid with every byte present; bytes already
   // written into it are kept (they are newer than memory), and so is its dirty bit.
-  Eviction fill(uint64_t addr);
+  Eviction fill(uint64_t addr) { return fill_sectors(addr, 1u << sector_in_line(addr)); }
+  // fill() of each sector of the line holding addr in `sectors` (bit s:
+  // sector s), one after the other, with one lookup.
+  Eviction fill_sectors(uint64_t addr, uint32_t sectors);
 
   // A store of the bytes in byte_mask to the sector holding addr
   // (write-validate: no fetch). allocate=true: the line is allocated if absent
@@ -112,10 +113,9 @@ class SectorCache {
   // the line holding addr. The same as the per-sector calls in ascending
   // sector order (only the first can allocate, so at most one eviction):
   //   readable_sectors  the sectors among `sectors` for which probe() is kHit
-  //   fill_sectors      fill() of each sector
+  //   fill_sectors      fill() of each sector (above)
   //   write_sectors     write(sector s, byte_masks[s], allocate) of each sector
   uint32_t readable_sectors(uint64_t addr, uint32_t sectors) const;
-  Eviction fill_sectors(uint64_t addr, uint32_t sectors);
   Eviction write_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks, bool allocate);
 
   // Drop every line (dirty data is discarded: write-through owners only, or tests).
@@ -187,6 +187,10 @@ class SectorCache {
   std::vector<uint32_t> lru_next_;   // sets x ways: the next less recently used way
   std::vector<SetState> set_state_;  // per set
   std::vector<TagSlot> tag_index_;   // power of two, at least twice the lines
+  // The last line find() found (line = kNoLine: none): the sectors of one
+  // line mostly come one after another, so they share one index lookup.
+  // Dropped when its tag leaves the index.
+  mutable TagSlot last_found_;
 };
 
 }  // namespace lockstep

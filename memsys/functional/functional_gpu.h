@@ -84,6 +84,13 @@ class FunctionalGpu {
     uint32_t sm;
   };
   std::vector<std::vector<Cursor>> heaps_;
+  // Per slice: the merge's counting sort by step (scratch): requests per step
+  // from the chunk's lowest, then the requests in merged order.
+  struct SortScratch {
+    std::vector<uint32_t> per_step;
+    std::vector<const L2Request*> order;
+  };
+  std::vector<SortScratch> sort_;
   std::vector<std::unique_ptr<BlockTrace>> spare_blocks_;  // storage of retired blocks, to decode into
   uint32_t next_sm_ = 0;  // the SM the next block goes to
 };

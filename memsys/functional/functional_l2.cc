@@ -5,6 +5,7 @@
 namespace lockstep {
 
 void FunctionalL2Slice::write_back(const VictimWriteBacks& victim) {
+  if (victim.dirty_sectors == 0) return;  // (most fills and writes evict nothing dirty)
   const uint32_t n = victim.count();
   stats_.writeback_sectors += n;
   dram_.write_sectors += n;
@@ -45,8 +46,9 @@ FunctionalL2::FunctionalL2(const MemorySpec& spec) : spec_(spec), map_(spec) {
 }
 
 void FunctionalL2::copy_to_device(uint64_t addr, uint64_t bytes) {
-  for_each_copied_piece(addr, bytes, spec_.l2_bytes(), spec_.l2.sector_bytes, [this](uint64_t a, uint32_t n) {
-    const SliceAddress at = map_.locate(a);
+  LineLocator locator(map_);
+  for_each_copied_piece(addr, bytes, spec_.l2_bytes(), spec_.l2.sector_bytes, [&](uint64_t a, uint32_t n) {
+    const SliceAddress at = locator.locate(a);
     slices_[at.slice].warm(at.local, n);
   });
 }

@@ -7,7 +7,7 @@
 namespace lockstep {
 
 FunctionalSm::FunctionalSm(const GpuSpec& spec, const AddressMap& map)
-    : spec_(spec), map_(map), l1_(spec.memory.l1d, spec.sm.unified_l1_shared_kb), requests_(map.slices()) {
+    : spec_(spec), l1_(spec.memory.l1d, spec.sm.unified_l1_shared_kb), requests_(map.slices()), locator_(map) {
   warps_.reserve(size_t(spec.sm.max_warps) * 2);
   sectors_.reserve(128);
   missed_.reserve(128);
@@ -91,17 +91,19 @@ bool FunctionalSm::turn(Warp& w) {
   while (w.next < insts.size()) {
     const WarpInstruction& wi = insts[w.next++];
     ++stats_.warp_insts;
-    stats_.thread_insts += uint64_t(std::popcount(wi.active_mask));
+    const uint32_t active = uint32_t(std::popcount(wi.active_mask));
+    stats_.thread_insts += active;
     const TimedInstruction& ti = program[wi.static_id];
     if (ti.kind == InstKind::kMemory) {
-      memory_instruction(ti, wi, *w.trace);
+      memory_instruction(ti, wi, active, *w.trace);
       break;
     }
   }
   return w.next >= insts.size();
 }
 
-void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, const WarpTrace& trace) {
+void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, uint32_t active_lanes,
+                                      const WarpTrace& trace) {
   ++stats_.mem_insts;
   if (ti.space == MemSpace::kShared) {
     ++stats_.shared_requests;
@@ -148,14 +150,21 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
         break;
     }
   }
-  // The instruction's misses return: allocate on fill.
-  for (uint64_t addr : missed_) l1_.fill(addr);
+  // The instruction's misses return: allocate on fill (the sectors of a line
+  // that come one after another in one go).
+  const SectorCache& cache = l1_.cache();
+  for (size_t i = 0; i < missed_.size();) {
+    const uint64_t line = cache.line_addr(missed_[i]);
+    uint32_t sectors = 0;
+    for (; i < missed_.size() && cache.line_addr(missed_[i]) == line; ++i) sectors |= 1u << cache.sector_in_line(missed_[i]);
+    l1_.fill_sectors(line, sectors);
+  }
   stats_.l1.fill_sectors += missed_.size();
   missed_.clear();
 }
 
 void FunctionalSm::send(L2RequestType type, uint64_t addr, uint32_t byte_mask) {
-  const SliceAddress at = map_.locate(addr);
+  const SliceAddress at = locator_.locate(addr);
   requests_[at.slice].push_back(L2Request{step_, at.local, byte_mask, type});
 }
 

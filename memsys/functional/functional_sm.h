@@ -83,11 +83,12 @@ class FunctionalSm {
   void place(uint32_t slot, std::unique_ptr<BlockTrace> block);
   // Runs warp `w` up to and including its next memory instruction; true when it ends.
   bool turn(Warp& w);
-  void memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, const WarpTrace& trace);
+  // `active_lanes`: the lanes of wi.active_mask (one address each, when the instruction has addresses).
+  void memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, uint32_t active_lanes,
+                          const WarpTrace& trace);
   void send(L2RequestType type, uint64_t addr, uint32_t byte_mask);
 
   const GpuSpec& spec_;
-  const AddressMap& map_;
   L1CachePolicy l1_;
   const KernelProgram* program_ = nullptr;
   uint32_t blocks_per_sm_ = 0;
@@ -102,6 +103,7 @@ class FunctionalSm {
   std::vector<SectorAccess> sectors_;  // scratch: one instruction's coalesced sectors
   std::vector<uint64_t> missed_;       // scratch: sectors one instruction fetched, filled at its end
   std::vector<std::vector<L2Request>> requests_;  // per slice
+  LineLocator locator_;  // the slice of each request (a line's sectors mostly come one after another)
   SmStats stats_;
 };
 

@@ -211,3 +211,25 @@ TEST(AddressMapDecode, LocateGivesTheSliceOfTheDecodeAndASliceLocalAddressThatRo
 
 }  // namespace
 }  // namespace lockstep
+
+namespace lockstep {
+namespace {
+
+TEST(LineLocator, LocatesLikeTheMapOverRunsOfOneLineAndJumps) {
+  for (IndexHash h : {IndexHash::kLinear, IndexHash::kIpoly, IndexHash::kXor}) {
+    const AddressMap map(spec_with(40, h, 4));
+    LineLocator locator(map);
+    uint64_t addr = 0x7f0000001000ull, state = 12345;
+    for (int i = 0; i < 20000; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      // Mostly the next sector (often the same line), sometimes far away.
+      addr = (state >> 60) == 0 ? (state >> 16) : addr + 32 + (state >> 62);
+      const SliceAddress want = map.locate(addr), got = locator.locate(addr);
+      ASSERT_EQ(got.slice, want.slice) << std::hex << addr;
+      ASSERT_EQ(got.local, want.local) << std::hex << addr;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lockstep

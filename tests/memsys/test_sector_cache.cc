@@ -88,15 +88,13 @@ TEST(SectorCacheWrite, WriteValidateInstallsOnlyTheWrittenBytes) {
   c.fill(64);
   EXPECT_EQ(c.probe(64), SectorState::kHit);
   EXPECT_EQ(c.dirty_sectors(), 2u);
-  // Eviction reports the dirty sectors and what they hold.
+  // Eviction reports the sectors the line held and the dirty ones.
   c.fill(2 * kLine);
   const Eviction ev = c.fill(4 * kLine);
   ASSERT_TRUE(ev.valid);
   EXPECT_EQ(ev.line_addr, 0u);
+  EXPECT_EQ(ev.valid_sectors, 0b0110u);
   EXPECT_EQ(ev.dirty_sectors, 0b0110u);
-  EXPECT_EQ(ev.byte_masks[1], 0xffffffffu);
-  EXPECT_EQ(ev.byte_masks[2], 0xffffffffu);
-  EXPECT_EQ(ev.byte_masks[0], 0u);
 }
 
 TEST(SectorCacheWrite, WithoutAllocateOnlyUpdatesAPresentLine) {
@@ -126,6 +124,39 @@ TEST(SectorCacheWays, SetWaysInvalidatesAndLimitsAssociativity) {
   c.invalidate_all();
   EXPECT_EQ(c.valid_sectors(), 0u);
   EXPECT_THROW(c.set_ways(5), std::invalid_argument);
+}
+
+TEST(SectorCacheFill, SeveralSectorsOfALineFillLikeOneAfterTheOther) {
+  SectorCache one(small()), many(small());
+  one.write(kLine + 32, 0x0000ffff, true);
+  many.write(kLine + 32, 0x0000ffff, true);
+  for (uint32_t s : {0u, 1u, 3u}) one.fill(kLine + 32 * s);
+  EXPECT_FALSE(many.fill_sectors(kLine, 0b1011).valid);
+  for (uint32_t s = 0; s < 4; ++s) {
+    EXPECT_EQ(many.probe(kLine + 32 * s), one.probe(kLine + 32 * s)) << s;
+    EXPECT_EQ(many.byte_mask(kLine + 32 * s), one.byte_mask(kLine + 32 * s)) << s;
+  }
+  EXPECT_EQ(many.probe(kLine + 64), SectorState::kSectorMiss);
+  EXPECT_EQ(many.dirty_sectors(), 1u);
+}
+
+TEST(SectorCacheWays, InvalidatingAFewLinesOfALargeCacheDropsEachOfThem) {
+  // Few lines in a large cache are dropped one by one (not by clearing the
+  // whole index): none may stay findable, the last one looked up included.
+  SectorCacheGeometry g = small();
+  g.sets = 4;
+  g.ways = 256;
+  SectorCache c(g);
+  for (uint64_t n = 0; n < 10; ++n) c.fill(n * 7 * kLine);
+  EXPECT_TRUE(c.read_hit(63 * kLine));
+  c.invalidate_all();
+  EXPECT_EQ(c.valid_lines(), 0u);
+  for (uint64_t n = 0; n < 10; ++n) EXPECT_EQ(c.probe(n * 7 * kLine), SectorState::kLineMiss) << n;
+  EXPECT_FALSE(c.read_hit(63 * kLine));
+  // The cache fills again as new.
+  for (uint64_t n = 0; n < 10; ++n) EXPECT_FALSE(c.fill(n * 7 * kLine).valid);
+  for (uint64_t n = 0; n < 10; ++n) EXPECT_EQ(c.probe(n * 7 * kLine), SectorState::kHit) << n;
+  EXPECT_EQ(c.valid_lines(), 10u);
 }
 
 TEST(SectorCacheLru, FullTwoHundredFiftySixWaySetEvictsTheLeastRecentlyUsedWay) {
@@ -261,7 +292,6 @@ class ReferenceSectorCache {
     ev.line_addr = l.tag * g_.line_bytes;
     ev.valid_sectors = l.valid;
     ev.dirty_sectors = l.dirty;
-    for (uint32_t s = 0; s < g_.sectors_per_line(); ++s) ev.byte_masks[s] = l.masks[s];
     return ev;
   }
   // The line holding addr, allocated (evicting into *ev) when absent.
@@ -290,7 +320,6 @@ void assert_same_eviction(const Eviction& got, const Eviction& want, uint64_t st
   ASSERT_EQ(got.line_addr, want.line_addr) << "step " << step;
   ASSERT_EQ(got.valid_sectors, want.valid_sectors) << "step " << step;
   ASSERT_EQ(got.dirty_sectors, want.dirty_sectors) << "step " << step;
-  ASSERT_EQ(got.byte_masks, want.byte_masks) << "step " << step;
 }
 
 // Drives both caches with the same random operations over a pool of lines three
@@ -390,7 +419,7 @@ TEST(SectorCacheLineForms, MatchTheSectorBySectorCalls) {
   std::mt19937_64 rng(7);
   auto same_eviction = [](const Eviction& a, const Eviction& b) {
     return a.valid == b.valid && (!a.valid || (a.line_addr == b.line_addr && a.valid_sectors == b.valid_sectors &&
-                                               a.dirty_sectors == b.dirty_sectors && a.byte_masks == b.byte_masks));
+                                               a.dirty_sectors == b.dirty_sectors));
   };
   for (int step = 0; step < 20000; ++step) {
     const uint64_t line = (rng() % 12) * kLine;
