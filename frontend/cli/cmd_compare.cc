@@ -10,6 +10,7 @@
 
 #include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
+#include "parallel/stats_csv.h"
 #include "frontend/io/output_file.h"
 #include "parallel/run_models.h"
 #include "parallel/simulation.h"
@@ -38,15 +39,6 @@ std::string difference(const std::string& counter, const StatValue& a, const Sta
   return buf;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 // One table: the counters every model has, in the first model's order.
 struct Table {

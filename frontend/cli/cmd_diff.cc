@@ -16,6 +16,7 @@
 
 #include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
+#include "frontend/validate/stats_files.h"
 
 namespace po = boost::program_options;
 using nlohmann::json;
@@ -38,14 +39,7 @@ struct StatsFile {
 };
 
 StatsFile read_stats_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(path + ": not JSON: " + e.what());
-  }
+  const json doc = validate::read_json_file(path);
   auto bad = [&](const std::string& what) { return std::runtime_error(path + ": not a lockstep statistics file: " + what); };
   if (!doc.is_object() || !doc.contains("kernels") || !doc["kernels"].is_array()) throw bad("no \"kernels\" array");
   if (!doc.contains("total") || !doc["total"].is_object()) throw bad("no \"total\" object");

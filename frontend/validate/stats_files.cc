@@ -10,6 +10,17 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace lockstep::validate {
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    throw std::runtime_error(path + ": not JSON: " + e.what());
+  }
+}
+
 namespace {
 
 std::vector<std::string> expand(const std::vector<std::string>& paths) {
@@ -30,14 +41,7 @@ std::vector<std::string> expand(const std::vector<std::string>& paths) {
 }
 
 void read_one(const std::string& path, SimulatedRuns& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(path + ": not JSON: " + e.what());
-  }
+  const json doc = read_json_file(path);
   auto bad = [&](const std::string& what) { return std::runtime_error(path + ": not a lockstep stats file: " + what); };
   if (!doc.is_object() || !doc.contains("kernels") || !doc["kernels"].is_array()) throw bad("no \"kernels\" array");
   std::string cache_control = "none";
