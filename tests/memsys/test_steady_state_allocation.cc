@@ -21,7 +21,12 @@ std::atomic<uint64_t> allocations{0};
 }  // namespace
 
 // Every plain form is replaced, so that each allocation of the binary is
-// released by its own kind (the sanitizers check new against delete).
+// released by its own kind (the sanitizers check new against delete). They
+// are malloc and free underneath, which GCC's new/delete matching cannot see.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void* operator new(std::size_t n) {
   allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n ? n : 1)) return p;
@@ -39,6 +44,9 @@ void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 namespace lockstep {
 namespace {
