@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <map>
 
 #include "frontend/io/output_file.h"
 #include "frontend/trace/version.h"
@@ -322,34 +323,49 @@ void print_stop(std::FILE* out, const SimulationReport& r) {
 
 namespace {
 
+// A kernel's name as the summary prints it: at most 48 characters.
+std::string summary_name(const std::string& name) { return name.size() > 48 ? name.substr(0, 45) + "..." : name; }
+
+// The run's total counters by name, for the summary's memory line (0 for one the report lacks).
+class SummaryTotals {
+ public:
+  explicit SummaryTotals(const SimulationReport& r) {
+    for (StatValue& v : total_stats(r)) by_name_.emplace(v.name, std::move(v));
+  }
+  double real(const std::string& name) const {
+    const auto it = by_name_.find(name);
+    return it == by_name_.end() ? 0.0 : it->second.real;
+  }
+  uint64_t integer(const std::string& name) const {
+    const auto it = by_name_.find(name);
+    return it == by_name_.end() ? 0 : it->second.integer;
+  }
+
+ private:
+  std::map<std::string, StatValue> by_name_;
+};
+
 // The summary of a model without timing: instructions and memory counters.
 void print_untimed_summary(std::FILE* out, const SimulationReport& r) {
   std::fprintf(out, "lockstep run on %s (%u SMs), model %s (no timing: no cycles, IPC or stalls)\n", r.gpu.c_str(),
                r.sm_count, r.model.c_str());
   uint64_t insts = 0;
   for (const KernelReport& k : r.kernels) {
-    const std::string name = k.name.size() > 48 ? k.name.substr(0, 45) + "..." : k.name;
+    const std::string name = summary_name(k.name);
     std::fprintf(out, "  kernel %-3u %-48s %12" PRIu64 " warp insts  (%u blocks/SM, %s)\n", k.kernel_id, name.c_str(),
                  k.stats.warp_insts, k.occupancy.blocks_per_sm, k.occupancy.limited_by);
     insts += k.stats.warp_insts;
   }
   std::fprintf(out, "  total: %zu kernels, %" PRIu64 " warp instructions\n", r.kernels.size(), insts);
   print_stop(out, r);
-  double l1 = 0, l2 = 0;
-  uint64_t l1_sectors = 0, l2_reads = 0, l2_writes = 0, dram_reads = 0, dram_writes = 0;
-  for (const StatValue& v : total_stats(r)) {
-    if (v.name == "l1tex__t_sector_hit_rate.pct") l1 = v.real;
-    if (v.name == "lts__t_sector_op_read_hit_rate.pct") l2 = v.real;
-    if (v.name == "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") l1_sectors = v.integer;
-    if (v.name == "lts__t_sectors_op_read.sum") l2_reads = v.integer;
-    if (v.name == "lts__t_sectors_op_write.sum") l2_writes = v.integer;
-    if (v.name == "dram__sectors_read.sum") dram_reads = v.integer;
-    if (v.name == "dram__sectors_write.sum") dram_writes = v.integer;
-  }
+  const SummaryTotals t(r);
   std::fprintf(out,
                "  memory: L1 global-load sectors %" PRIu64 " (hit %.1f%%), L2 read sectors %" PRIu64
                " (hit %.1f%%), L2 write sectors %" PRIu64 ", DRAM sectors read %" PRIu64 ", written %" PRIu64 "\n",
-               l1_sectors, l1, l2_reads, l2, l2_writes, dram_reads, dram_writes);
+               t.integer("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), t.real("l1tex__t_sector_hit_rate.pct"),
+               t.integer("lts__t_sectors_op_read.sum"), t.real("lts__t_sector_op_read_hit_rate.pct"),
+               t.integer("lts__t_sectors_op_write.sum"), t.integer("dram__sectors_read.sum"),
+               t.integer("dram__sectors_write.sum"));
   std::fprintf(out, "  run: %.3f s wall, %.0f warp insts/s, %u thread(s)\n", r.wall_seconds,
                r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0, r.threads);
 }
@@ -368,7 +384,7 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
     const double occ = k.stats.cycles_active ? 100.0 * double(k.stats.warps_active_sum) /
                                                    (double(k.stats.cycles_active) * r.max_warps_per_sm)
                                              : 0.0;
-    std::string name = k.name.size() > 48 ? k.name.substr(0, 45) + "..." : k.name;
+    const std::string name = summary_name(k.name);
     std::fprintf(out,
                  "  kernel %-3u %-48s %10" PRIu64 " cycles %12" PRIu64 " warp insts  IPC %7.2f  occupancy %5.1f%% (%u blocks/SM, %s)%s\n",
                  k.kernel_id, name.c_str(), k.cycles, k.stats.warp_insts, ipc, occ, k.occupancy.blocks_per_sm,
@@ -384,20 +400,13 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
                  r.perfect_memory ? "perfect (sm.perfect_memory_latency)" : "fixed per-level latencies, hit levels from capacity-bounded L1D and L2 tag arrays, shared L2 and DRAM bandwidth",
                  r.precharacterisation_seconds);
   } else if (!r.perfect_memory) {
-    double l1 = 0, l2 = 0, dram = 0, dram_bytes = 0;
-    uint64_t l1_sectors = 0, l2_sectors = 0;
-    for (const StatValue& v : total_stats(r)) {
-      if (v.name == "l1tex__t_sector_hit_rate.pct") l1 = v.real;
-      if (v.name == "lts__t_sector_op_read_hit_rate.pct") l2 = v.real;
-      if (v.name == "dram__throughput.avg.pct_of_peak_sustained_elapsed") dram = v.real;
-      if (v.name == "dram__bytes.sum.per_second") dram_bytes = v.real;
-      if (v.name == "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") l1_sectors = v.integer;
-      if (v.name == "lts__t_sectors_op_read.sum") l2_sectors = v.integer;
-    }
+    const SummaryTotals t(r);
     std::fprintf(out,
                  "  memory: L1 global-load sectors %" PRIu64 " (hit %.1f%%), L2 read sectors %" PRIu64
                  " (hit %.1f%%), DRAM %.1f GB/s (%.1f%% of peak)\n",
-                 l1_sectors, l1, l2_sectors, l2, dram_bytes / 1e9, dram);
+                 t.integer("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), t.real("l1tex__t_sector_hit_rate.pct"),
+                 t.integer("lts__t_sectors_op_read.sum"), t.real("lts__t_sector_op_read_hit_rate.pct"),
+                 t.real("dram__bytes.sum.per_second") / 1e9, t.real("dram__throughput.avg.pct_of_peak_sustained_elapsed"));
   } else {
     std::fprintf(out, "  memory: perfect (sm.perfect_memory_latency)\n");
   }
