@@ -30,6 +30,8 @@ Sm::Sm(uint32_t id, const SmSpec& spec)
     : SmModel(id, spec),
       warps_(spec.max_warps),
       fetch_(spec, stats_),
+      candidates_(spec.max_warps, spec.subcores, 1 + uint32_t(spec.units.size())),
+      slots_per_subcore_((spec.max_warps + spec.subcores - 1) / spec.subcores),
       collectors_(spec),
       units_(spec),
       ldst_(spec, stats_, writebacks_) {
@@ -62,7 +64,7 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp.fetch_ready = now;
     warp.trace_size = uint32_t(wt.insts.size());
     point_at_next(warp);
-    fetch_.warp_changed(slots[i], warp);
+    warp_changed(slots[i]);
     base_of(schedulers_[slots[i] % spec_.subcores]).add_warp(slots[i]);
   }
   // Warps with an empty trace finish at once.
@@ -73,15 +75,24 @@ void Sm::finish_warp_if_done(uint32_t slot) {
   WarpState& w = warps_[slot];
   if (!w.active || w.next_issue < w.trace_size || w.outstanding > 0) return;
   w.active = false;
+  candidates_.update(slot, w);
   if (issuing_) finished_in_issue_.push_back(slot);  // (capacity max_warps: no allocation)
   else base_of(schedulers_[slot % spec_.subcores]).remove_warp(slot);
   slots_.finish_warp(w.block, slot);
 }
 
+void Sm::warp_changed(uint32_t slot) {
+  fetch_.warp_changed(slot, warps_[slot]);
+  candidates_.update(slot, warps_[slot]);
+}
+
 void Sm::release_barriers() {
   // A barrier completed in the last cycle's issue (or by a warp that ended)
   // opens before this cycle's issue, whichever sub-core completed it.
-  slots_.release_barriers([this](uint32_t slot) { warps_[slot].at_barrier = false; });
+  slots_.release_barriers([this](uint32_t slot) {
+    warps_[slot].at_barrier = false;
+    candidates_.update(slot, warps_[slot]);
+  });
 }
 
 inline bool Sm::ready_to_issue(WarpState& w, const TimedInstruction& ti, StallReason& why) const {
@@ -114,7 +125,10 @@ bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_us
   // The checks read only the static instruction (hot, shared by the warps);
   // the warp's dynamic record (mask, addresses) is read once it issues.
   const TimedInstruction& ti = (*program_)[w.next_static];
-  if (!ready_to_issue(w, ti, why)) return false;
+  if (!ready_to_issue(w, ti, why)) {
+    candidates_.update(slot, w);  // scoreboard_blocked may have been set
+    return false;
+  }
   const uint32_t sc = slot % spec_.subcores;
   uint32_t latency = 0, bank_extra = 0;
   const bool memory = ti.kind == InstKind::kMemory;
@@ -153,7 +167,6 @@ bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_us
   if (observer_) observer_(now, w.trace->warp_id, slots_.trace(w.block)->id, w.next_issue);
   ++w.next_issue;
   point_at_next(w);
-  fetch_.warp_changed(slot, w);
   ++stats_.warp_insts;
   stats_.thread_insts += std::popcount(wi.active_mask);
   base_of(schedulers_[sc]).issued(slot);
@@ -177,6 +190,7 @@ bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_us
     default:
       break;
   }
+  warp_changed(slot);
   if (memory) {
     ldst_.issue(w, slot, ti, wi, now);
   } else {
@@ -196,7 +210,10 @@ void Sm::writeback(uint64_t now) {
     const Writeback wb = writebacks_.pop();
     WarpState& w = warps_[wb.warp];
     w.scoreboard.release(*wb.inst);
-    w.scoreboard_blocked = false;
+    if (w.scoreboard_blocked) {
+      w.scoreboard_blocked = false;
+      candidates_.update(wb.warp, w);
+    }
     --w.outstanding;
     if (wb.memory) --w.outstanding_memory;
     if (wb.copy_group != kNoCopyGroup) --w.group_pending[wb.copy_group];
@@ -205,24 +222,19 @@ void Sm::writeback(uint64_t now) {
 }
 
 void Sm::issue(uint32_t sc, uint64_t now) {
-  uint32_t issued = 0, units_used = 0, considered = 0;
+  uint32_t issued = 0, units_used = 0;
   // Resources a warp of this sub-core already failed to get this cycle: no
-  // later warp gets them either (a resource frees only between cycles), so a
-  // warp that needs one stalls without its checks. Only the first considered
-  // warp's reason is counted, and only in a cycle with no issue: skipping the
-  // checks of a later warp changes no counter.
+  // later warp gets them either (a resource frees only between cycles).
   uint32_t blocked = 0;
+  // The stall reason of the first warp in the order: the cycle's if none issues.
   StallReason first_reason = StallReason::kIdle;
-  bool have_reason = false;
   // The order spans the scheduler's resident list: a warp that finishes as
   // it issues leaves that list only after the loop (finish_warp_if_done).
   const IssueOrder order = std::visit([&](auto& policy) { return policy.order(warps_); }, schedulers_[sc]);
   issuing_ = true;
-  // Offers the issue slot to the warp in `slot`; true once the sub-core's issue width is used up.
-  auto offer = [&](uint32_t slot) {
+  // Offers the issue slot to the warp in `slot`: true if it issued, else `why` says why not.
+  auto offer = [&](uint32_t slot, StallReason& why) {
     WarpState& w = warps_[slot];
-    ++considered;
-    StallReason why = StallReason::kIdle;
     if (w.next_issue >= w.next_fetch || w.fetch_ready > now) {
       why = StallReason::kFetch;
     } else if (w.at_barrier) {
@@ -232,25 +244,52 @@ void Sm::issue(uint32_t sc, uint64_t now) {
       why = StallReason::kScoreboard;
     } else if (w.next_resource & blocked) {
       why = w.next_resource == kIssueMemory ? StallReason::kMemory : StallReason::kUnitBusy;
-    } else if (try_issue(w, slot, now, units_used, blocked, why)) {
-      return ++issued >= spec_.issue_width;
-    }
-    if (!have_reason) {
-      first_reason = why;
-      have_reason = true;
+    } else {
+      return try_issue(w, slot, now, units_used, blocked, why);
     }
     return false;
   };
+  // After the first warp only an issue matters, and a warp that is no issue
+  // candidate (IssueCandidates) or needs a resource this sub-core used or was
+  // refused this cycle, or the LD/ST unit while it refuses, would fail without
+  // a side effect: such warps are skipped unvisited.
+  const uint32_t ldst_refuses = ldst_.can_issue(now) ? 0u : kIssueMemory;
+  auto excluded = [&] { return blocked | units_used | ldst_refuses; };
+  StallReason why = StallReason::kIdle;
   [&] {
-    for (uint32_t slot : order.head)
-      if (offer(slot)) return;
-    for (uint32_t slot : order.tail)
-      if (offer(slot)) return;
+    if (order.head.empty() && order.tail.empty()) return;
+    const uint32_t first = order.head.empty() ? order.tail[0] : order.head[0];
+    if (offer(first, why)) {
+      if (++issued >= spec_.issue_width) return;
+    } else {
+      first_reason = why;
+    }
+    if (order.slot_rotation) {
+      // The rest of the order: the sub-core's indices after the first's, then those before it.
+      auto walk = [&](uint32_t from, uint32_t to) {
+        for (uint32_t i = candidates_.next(sc, from, to, excluded()); i != UINT32_MAX;
+             i = candidates_.next(sc, i + 1, to, excluded()))
+          if (offer(sc + i * spec_.subcores, why) && ++issued >= spec_.issue_width) return true;
+        return false;
+      };
+      const uint32_t first_index = first / spec_.subcores;
+      if (!walk(first_index + 1, slots_per_subcore_)) walk(0, first_index);
+      return;
+    }
+    bool skip_first = true;
+    for (std::span<const uint32_t> part : {order.head, order.tail})
+      for (uint32_t slot : part) {
+        if (skip_first) {
+          skip_first = false;
+          continue;
+        }
+        if (!candidates_.eligible(slot, excluded())) continue;
+        if (offer(slot, why) && ++issued >= spec_.issue_width) return;
+      }
   }();
   issuing_ = false;
   for (uint32_t slot : finished_in_issue_) base_of(schedulers_[sc]).remove_warp(slot);
   finished_in_issue_.clear();
-  if (considered == 0) first_reason = StallReason::kIdle;
   if (issued == 0) ++stats_.stalls[size_t(first_reason)];
   last_stall_[sc] = first_reason;
 }
@@ -278,7 +317,10 @@ bool Sm::tick(uint64_t now) {
   // cycle (fair memory issue, papers/volta-memory-system.txt Table II).
   const uint32_t first = uint32_t(now % spec_.subcores);
   for (uint32_t i = 0; i < spec_.subcores; ++i) issue((first + i) % spec_.subcores, now);
-  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) fetch_.fetch(sc, now, warps_, *program_);
+  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) {
+    fetch_.fetch(sc, now, warps_, *program_);
+    for (uint32_t slot : fetch_.filled()) candidates_.update(slot, warps_[slot]);
+  }
   const bool changed =
       stats_.warp_insts != issued_before || fetch_.attempts() != fetches_before || slots_.barriers_opened();
   sleep_until_ = changed || !spec_.gating ? 0 : next_timed_event(now);

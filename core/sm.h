@@ -35,6 +35,7 @@
 #include "core/occupancy.h"
 #include "core/sm/execution_units.h"
 #include "core/sm/instruction_fetch.h"
+#include "core/sm/issue_candidates.h"
 #include "core/sm/ldst_unit.h"
 #include "core/sm/operand_collector.h"
 #include "core/sm/scoreboard.h"
@@ -82,6 +83,8 @@ class Sm final : public SmModel {
   // Whether `ti` can issue now (the checks that read no unit), else why not.
   bool ready_to_issue(WarpState& w, const TimedInstruction& ti, StallReason& why) const;
   void finish_warp_if_done(uint32_t warp_slot);
+  // A field fetch or issue selects warps by changed (the warp's bits in their sets).
+  void warp_changed(uint32_t warp_slot);
   void release_barriers();
   uint64_t next_timed_event(uint64_t now) const;
 
@@ -93,6 +96,8 @@ class Sm final : public SmModel {
   // Stages.
   InstructionFetch fetch_;
   std::vector<AnyWarpScheduler> schedulers_;  // per sub-core
+  IssueCandidates candidates_;
+  uint32_t slots_per_subcore_;
   // Warps that finished while their sub-core issued: they leave the
   // scheduler's resident list when the issue loop over it is done.
   bool issuing_ = false;

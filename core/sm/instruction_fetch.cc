@@ -12,6 +12,7 @@ InstructionFetch::InstructionFetch(const SmSpec& spec, SmStats& stats)
       words_per_subcore_((slots_per_subcore_ + 63) / 64) {
   wanting_.assign(size_t(words_per_subcore_) * spec.subcores, 0);
   last_fetched_.assign(spec.subcores, UINT32_MAX);
+  filled_.reserve(spec.fetch_per_cycle);
 }
 
 void InstructionFetch::warp_changed(uint32_t slot, const WarpState& w) {
@@ -47,6 +48,7 @@ uint64_t InstructionFetch::next_unblock(uint64_t now, std::span<const WarpState>
 void InstructionFetch::fetch(uint32_t sc, uint64_t now, std::span<WarpState> warps, const KernelProgram& program) {
   // Round robin over the sub-core's slots from the one after the last warp
   // fetched for, visiting only the warps that want to fetch (in slot order).
+  filled_.clear();
   const uint32_t last = last_fetched_[sc];
   const uint32_t start = last == UINT32_MAX ? 0 : last + 1;
   uint32_t fetched = 0;
@@ -77,6 +79,7 @@ void InstructionFetch::fetch(uint32_t sc, uint64_t now, std::span<WarpState> war
       while (w.next_fetch < w.trace_size && w.next_fetch - w.next_issue < spec_.ibuffer_entries) ++w.next_fetch;
       w.fetch_ready = now + 1;
       warp_changed(slot, w);
+      filled_.push_back(slot);
       ++fetched;
     }
     index = next_wanting(sc, index + 1);

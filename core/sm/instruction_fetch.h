@@ -35,6 +35,8 @@ class InstructionFetch {
   uint64_t next_unblock(uint64_t now, std::span<const WarpState> warps) const;
   // Warps fetched for so far (a fetch changes the SM's state: gating).
   uint64_t attempts() const { return attempts_; }
+  // The slots whose instruction buffer the last fetch() call filled.
+  std::span<const uint32_t> filled() const { return filled_; }
 
  private:
   bool wants_fetch(const WarpState& w) const {
@@ -51,6 +53,7 @@ class InstructionFetch {
   uint32_t words_per_subcore_;
   std::vector<uint32_t> last_fetched_;  // per sub-core: index (within the sub-core) of the last warp fetched for
   uint64_t attempts_ = 0;
+  std::vector<uint32_t> filled_;  // capacity fetch_per_cycle: no allocation
 };
 
 }  // namespace lockstep

@@ -15,7 +15,7 @@ class LrrScheduler final : public WarpScheduler {
     const size_t start = last_issued_ == UINT32_MAX
                              ? 0
                              : size_t(std::upper_bound(active.begin(), active.end(), last_issued_) - active.begin());
-    return IssueOrder{active.subspan(start), active.first(start)};
+    return IssueOrder{active.subspan(start), active.first(start), true};
   }
   using WarpScheduler::order;
 };

@@ -19,6 +19,10 @@ namespace lockstep {
 // spans, so that a rotation of the resident list needs no copy).
 struct IssueOrder {
   std::span<const uint32_t> head, tail;
+  // Head and tail each list their warps in ascending slot order and the tail
+  // ends below the head's first slot (a rotation of the slot order): issue may
+  // then walk the sub-core's warps by index instead of through the lists.
+  bool slot_rotation = false;
 };
 
 class WarpScheduler {

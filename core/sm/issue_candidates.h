@@ -1,0 +1,79 @@
+#pragma once
+// The warps of each sub-core that issue could pick, as bit sets over the
+// warp's index within its sub-core (slot = sub-core + index * sub-cores), so
+// that a cycle's issue visits only them instead of every resident warp.
+//
+// A warp is a candidate when it is active, has a fetched instruction, is not
+// at a barrier and is not known to wait on the scoreboard (the conditions
+// issue checks first, with no side effect). Per sub-core there is also one
+// bit set per issue resource (the LD/ST unit and each unit class, as in
+// Sm::issue's resource mask): the warps whose next instruction needs it, so
+// that a resource refused this cycle excludes all of its warps at once.
+// The owner calls update() whenever one of those fields of a warp changes.
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "core/sm/warp_state.h"
+
+namespace lockstep {
+
+class IssueCandidates {
+ public:
+  // `resources`: the number of resource bits (bit r of a resource mask).
+  IssueCandidates(uint32_t warps, uint32_t subcores, uint32_t resources)
+      : subcores_(subcores),
+        resources_(resources),
+        words_((((warps + subcores - 1) / subcores) + 63) / 64),
+        ready_(size_t(subcores) * words_, 0),
+        needs_(size_t(subcores) * words_ * resources, 0),
+        resource_of_(warps, 0) {}
+
+  void update(uint32_t slot, const WarpState& w) {
+    const uint32_t sc = slot % subcores_, index = slot / subcores_;
+    const size_t word = size_t(sc) * words_ + index / 64;
+    const uint64_t bit = uint64_t(1) << (index % 64);
+    const bool ready = w.active && w.next_issue < w.next_fetch && !w.at_barrier && !w.scoreboard_blocked;
+    if (ready) ready_[word] |= bit;
+    else ready_[word] &= ~bit;
+    if (resource_of_[slot] != w.next_resource) {
+      for_each_bit(resource_of_[slot], [&](uint32_t r) { needs_[word * resources_ + r] &= ~bit; });
+      for_each_bit(w.next_resource, [&](uint32_t r) { needs_[word * resources_ + r] |= bit; });
+      resource_of_[slot] = w.next_resource;
+    }
+  }
+
+  // Whether the warp in `slot` is a candidate whose next instruction needs none of the resources in `blocked`.
+  bool eligible(uint32_t slot, uint32_t blocked) const {
+    const uint32_t sc = slot % subcores_, index = slot / subcores_;
+    return (ready_[size_t(sc) * words_ + index / 64] >> (index % 64) & 1) && !(resource_of_[slot] & blocked);
+  }
+
+  // The first candidate index of sub-core `sc` in [from, to) whose next
+  // instruction needs none of the resources in `blocked`, or UINT32_MAX.
+  uint32_t next(uint32_t sc, uint32_t from, uint32_t to, uint32_t blocked) const {
+    for (uint32_t word = from / 64; word * 64 < to; ++word) {
+      const size_t at = size_t(sc) * words_ + word;
+      uint64_t bits = ready_[at];
+      for_each_bit(blocked, [&](uint32_t r) { bits &= ~needs_[at * resources_ + r]; });
+      if (word == from / 64) bits &= ~uint64_t(0) << (from % 64);
+      if (bits == 0) continue;
+      const uint32_t index = word * 64 + uint32_t(std::countr_zero(bits));
+      return index < to ? index : UINT32_MAX;
+    }
+    return UINT32_MAX;
+  }
+
+ private:
+  template <class F>
+  static void for_each_bit(uint32_t mask, F&& f) {
+    for (; mask != 0; mask &= mask - 1) f(uint32_t(std::countr_zero(mask)));
+  }
+
+  uint32_t subcores_, resources_, words_;
+  std::vector<uint64_t> ready_;         // per sub-core word
+  std::vector<uint64_t> needs_;         // per sub-core word, per resource
+  std::vector<uint32_t> resource_of_;   // per slot: the resource mask its bits in needs_ stand for
+};
+
+}  // namespace lockstep
