@@ -30,8 +30,8 @@ Sm::Sm(uint32_t id, const SmSpec& spec)
     : SmModel(id, spec),
       warps_(spec.max_warps),
       fetch_(spec, stats_),
+      layout_(spec.max_warps, spec.subcores),
       candidates_(spec.max_warps, spec.subcores, 1 + uint32_t(spec.units.size())),
-      slots_per_subcore_((spec.max_warps + spec.subcores - 1) / spec.subcores),
       collectors_(spec),
       units_(spec),
       ldst_(spec, stats_, writebacks_) {
@@ -65,7 +65,7 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp.trace_size = uint32_t(wt.insts.size());
     point_at_next(warp);
     warp_changed(slots[i]);
-    base_of(schedulers_[slots[i] % spec_.subcores]).add_warp(slots[i]);
+    base_of(schedulers_[layout_.subcore(slots[i])]).add_warp(slots[i]);
   }
   // Warps with an empty trace finish at once.
   for (uint32_t w : std::vector<uint32_t>(slots.begin(), slots.end())) finish_warp_if_done(w);
@@ -77,7 +77,7 @@ void Sm::finish_warp_if_done(uint32_t slot) {
   w.active = false;
   candidates_.update(slot, w);
   if (issuing_) finished_in_issue_.push_back(slot);  // (capacity max_warps: no allocation)
-  else base_of(schedulers_[slot % spec_.subcores]).remove_warp(slot);
+  else base_of(schedulers_[layout_.subcore(slot)]).remove_warp(slot);
   slots_.finish_warp(w.block, slot);
 }
 
@@ -129,7 +129,7 @@ bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_us
     candidates_.update(slot, w);  // scoreboard_blocked may have been set
     return false;
   }
-  const uint32_t sc = slot % spec_.subcores;
+  const uint32_t sc = layout_.subcore(slot);
   uint32_t latency = 0, bank_extra = 0;
   const bool memory = ti.kind == InstKind::kMemory;
   if (memory) {
@@ -264,16 +264,25 @@ void Sm::issue(uint32_t sc, uint64_t now) {
     } else {
       first_reason = why;
     }
-    if (order.slot_rotation) {
-      // The rest of the order: the sub-core's indices after the first's, then those before it.
-      auto walk = [&](uint32_t from, uint32_t to) {
-        for (uint32_t i = candidates_.next(sc, from, to, excluded()); i != UINT32_MAX;
-             i = candidates_.next(sc, i + 1, to, excluded()))
-          if (offer(sc + i * spec_.subcores, why) && ++issued >= spec_.issue_width) return true;
-        return false;
-      };
-      const uint32_t first_index = first / spec_.subcores;
-      if (!walk(first_index + 1, slots_per_subcore_)) walk(0, first_index);
+    if (order.slot_rotation && candidates_.single_word()) {
+      // The rest of the order is the sub-core's indices after the first's,
+      // then those before it: the candidate bits rotated right past the first.
+      const uint32_t first_index = layout_.index(first), shift = (first_index + 1) % 64;
+      const uint64_t others = ~(uint64_t(1) << first_index);
+      uint32_t excl = excluded();
+      uint64_t remaining = ~uint64_t(0);  // rotated positions not visited yet
+      uint64_t bits = std::rotr(candidates_.eligible_word(sc, 0, excl) & others, int(shift));
+      while (bits != 0) {
+        const uint32_t k = uint32_t(std::countr_zero(bits));
+        if (offer(layout_.slot(sc, (k + shift) % 64), why) && ++issued >= spec_.issue_width) return;
+        remaining = ~((uint64_t(2) << k) - 1);  // (k = 63: 2 << 63 wraps to 0, leaving none)
+        if (excluded() != excl) {
+          excl = excluded();
+          bits = std::rotr(candidates_.eligible_word(sc, 0, excl) & others, int(shift)) & remaining;
+        } else {
+          bits &= remaining;
+        }
+      }
       return;
     }
     bool skip_first = true;

@@ -96,8 +96,8 @@ class Sm final : public SmModel {
   // Stages.
   InstructionFetch fetch_;
   std::vector<AnyWarpScheduler> schedulers_;  // per sub-core
+  SlotLayout layout_;
   IssueCandidates candidates_;
-  uint32_t slots_per_subcore_;
   // Warps that finished while their sub-core issued: they leave the
   // scheduler's resident list when the issue loop over it is done.
   bool issuing_ = false;

@@ -9,6 +9,7 @@ InstructionFetch::InstructionFetch(const SmSpec& spec, SmStats& stats)
       stats_(stats),
       icache_(spec),
       slots_per_subcore_((spec.max_warps + spec.subcores - 1) / spec.subcores),
+      layout_(spec.max_warps, spec.subcores),
       words_per_subcore_((slots_per_subcore_ + 63) / 64) {
   wanting_.assign(size_t(words_per_subcore_) * spec.subcores, 0);
   last_fetched_.assign(spec.subcores, UINT32_MAX);
@@ -16,7 +17,7 @@ InstructionFetch::InstructionFetch(const SmSpec& spec, SmStats& stats)
 }
 
 void InstructionFetch::warp_changed(uint32_t slot, const WarpState& w) {
-  const uint32_t sc = slot % spec_.subcores, index = slot / spec_.subcores;
+  const uint32_t sc = layout_.subcore(slot), index = layout_.index(slot);
   uint64_t& word = wanting_[size_t(sc) * words_per_subcore_ + index / 64];
   const uint64_t bit = uint64_t(1) << (index % 64);
   if (wants_fetch(w)) word |= bit;

@@ -15,6 +15,7 @@
 
 #include "core/kernel_program.h"
 #include "core/sm/instruction_cache.h"
+#include "core/sm/slot_layout.h"
 #include "core/sm/warp_state.h"
 #include "configs/spec/sm_spec.h"
 #include "core/sm_stats.h"
@@ -49,6 +50,7 @@ class InstructionFetch {
   SmStats& stats_;
   InstructionCache icache_;
   uint32_t slots_per_subcore_;
+  SlotLayout layout_;
   std::vector<uint64_t> wanting_;       // per sub-core, words of one bit per warp index within it
   uint32_t words_per_subcore_;
   std::vector<uint32_t> last_fetched_;  // per sub-core: index (within the sub-core) of the last warp fetched for

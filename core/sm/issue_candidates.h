@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/sm/slot_layout.h"
 #include "core/sm/warp_state.h"
 
 namespace lockstep {
@@ -22,7 +23,7 @@ class IssueCandidates {
  public:
   // `resources`: the number of resource bits (bit r of a resource mask).
   IssueCandidates(uint32_t warps, uint32_t subcores, uint32_t resources)
-      : subcores_(subcores),
+      : layout_(warps, subcores),
         resources_(resources),
         words_((((warps + subcores - 1) / subcores) + 63) / 64),
         ready_(size_t(subcores) * words_, 0),
@@ -30,7 +31,7 @@ class IssueCandidates {
         resource_of_(warps, 0) {}
 
   void update(uint32_t slot, const WarpState& w) {
-    const uint32_t sc = slot % subcores_, index = slot / subcores_;
+    const uint32_t sc = layout_.subcore(slot), index = layout_.index(slot);
     const size_t word = size_t(sc) * words_ + index / 64;
     const uint64_t bit = uint64_t(1) << (index % 64);
     const bool ready = w.active && w.next_issue < w.next_fetch && !w.at_barrier && !w.scoreboard_blocked;
@@ -45,23 +46,20 @@ class IssueCandidates {
 
   // Whether the warp in `slot` is a candidate whose next instruction needs none of the resources in `blocked`.
   bool eligible(uint32_t slot, uint32_t blocked) const {
-    const uint32_t sc = slot % subcores_, index = slot / subcores_;
+    const uint32_t sc = layout_.subcore(slot), index = layout_.index(slot);
     return (ready_[size_t(sc) * words_ + index / 64] >> (index % 64) & 1) && !(resource_of_[slot] & blocked);
   }
 
-  // The first candidate index of sub-core `sc` in [from, to) whose next
-  // instruction needs none of the resources in `blocked`, or UINT32_MAX.
-  uint32_t next(uint32_t sc, uint32_t from, uint32_t to, uint32_t blocked) const {
-    for (uint32_t word = from / 64; word * 64 < to; ++word) {
-      const size_t at = size_t(sc) * words_ + word;
-      uint64_t bits = ready_[at];
-      for_each_bit(blocked, [&](uint32_t r) { bits &= ~needs_[at * resources_ + r]; });
-      if (word == from / 64) bits &= ~uint64_t(0) << (from % 64);
-      if (bits == 0) continue;
-      const uint32_t index = word * 64 + uint32_t(std::countr_zero(bits));
-      return index < to ? index : UINT32_MAX;
-    }
-    return UINT32_MAX;
+  // Each sub-core's warps fit one word (at most 64 per sub-core).
+  bool single_word() const { return words_ == 1; }
+
+  // Word `word` of sub-core `sc`'s candidates (bit i: index word * 64 + i)
+  // whose next instruction needs none of the resources in `blocked`.
+  uint64_t eligible_word(uint32_t sc, uint32_t word, uint32_t blocked) const {
+    const size_t at = size_t(sc) * words_ + word;
+    uint64_t bits = ready_[at];
+    for_each_bit(blocked, [&](uint32_t r) { bits &= ~needs_[at * resources_ + r]; });
+    return bits;
   }
 
  private:
@@ -70,7 +68,8 @@ class IssueCandidates {
     for (; mask != 0; mask &= mask - 1) f(uint32_t(std::countr_zero(mask)));
   }
 
-  uint32_t subcores_, resources_, words_;
+  SlotLayout layout_;
+  uint32_t resources_, words_;
   std::vector<uint64_t> ready_;         // per sub-core word
   std::vector<uint64_t> needs_;         // per sub-core word, per resource
   std::vector<uint32_t> resource_of_;   // per slot: the resource mask its bits in needs_ stand for
