@@ -105,9 +105,10 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
   while (cursor->next(block)) {
     program.extend(table);
     out.fall.grow(table);
-    const uint32_t sm = uint32_t(out.blocks_read++ % sms_);
+    const uint32_t sm = uint32_t(out.blocks_read % sms_);
     SmWorkload& work = out.sms[sm];
     EncodedBlock& eb = work.blocks.emplace_back();
+    eb.order = uint32_t(out.blocks_read++);
     eb.warp_begin = uint32_t(work.warps.size());
     for (const WarpTrace& w : block.warps) {
       EncodedWarp& ew = work.warps.emplace_back();

@@ -178,6 +178,31 @@ TEST(AbstractModel, OneWarpBlocksInSequenceOnOneSmTakeExactlyTheCycleModelsCycle
   EXPECT_EQ(abstract.kernels.at(0).stats.blocks_launched, 3u);
 }
 
+TEST(AbstractModel, BlockLaunchIntervalsBoundTheKernelAsInTheCycleModel) {
+  // Forty short one-warp blocks on two SMs. A GPU-wide interval between block
+  // launches (launch.block_interval_cycles) or one per SM
+  // (launch.sm_block_interval_cycles) longer than a block's work makes the
+  // dispatch, not the SMs, the bound: about 40 x 100 cycles, or 20 x 300.
+  std::vector<test::BlockLines> blocks;
+  for (int b = 0; b < 40; ++b) blocks.push_back({straight_line_warp(0x7f0000000000ull + 0x1000ull * b)});
+  test::ScratchDir dir("abstract-launch-interval");
+  test::write_abstract_kernel(dir.path(), blocks, 32);
+  const std::vector<std::string> base = {"gpu.sms=2", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0",
+                                         "launch.block_interval_cycles=0", "launch.sm_block_interval_cycles=1"};
+  for (const std::string& interval : {std::string("launch.block_interval_cycles=100"),
+                                      std::string("launch.sm_block_interval_cycles=300")}) {
+    SCOPED_TRACE(interval);
+    std::vector<std::string> sets = base;
+    sets.push_back(interval);
+    const uint64_t free_cycles = run(dir.path(), "cycle", base).kernels.at(0).cycles;
+    const uint64_t cycle = run(dir.path(), "cycle", sets).kernels.at(0).cycles;
+    const uint64_t abstract = run(dir.path(), "abstract", sets).kernels.at(0).cycles;
+    ASSERT_GT(cycle, 3 * free_cycles);  // the premise: the interval is the bound
+    EXPECT_GE(cycle, 3900u);
+    EXPECT_NEAR(double(abstract), double(cycle), 0.02 * double(cycle));
+  }
+}
+
 // A chain of `n` dependent FFMAs from PC `pc` on register R1.
 void chain(test::WarpLines& w, uint32_t& pc, int n) {
   for (int i = 0; i < n; ++i, pc += 16) w.push_back(hex_pc(pc) + " ffffffff 1 R1 FFMA 2 R1 R2 0");
