@@ -63,6 +63,8 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
     kernel.sm = &spec.sm;
     kernel.program = &program;
     kernel.latencies = latencies;
+    kernel.block_interval = spec.launch.block_interval_cycles;
+    kernel.sm_block_interval = spec.launch.sm_block_interval_cycles;
     kernel.launch.kernel_index = job.kernel_index;
     kernel.launch.program = &program;
     kernel.launch.warps_per_block = info.warps_per_block();

@@ -344,10 +344,11 @@ AbstractSmResult AbstractSm::run(const SmWorkload& work) {
       finish_warp(slot, now);
     }
     release_barriers(now);
-    // One block a cycle while the occupancy limits allow.
-    if (next_block < blocks && dispatch_at_ <= now && slots_.can_accept(slots_.residency(), k_.launch, spec_)) {
+    // A block when the launch costs and the occupancy limits allow.
+    if (next_block < blocks && dispatch_slot(work, next_block, now) == now &&
+        slots_.can_accept(slots_.residency(), k_.launch, spec_)) {
       accept_block(work, next_block++, now);
-      dispatch_at_ = now + 1;
+      dispatch_at_ = now + std::max(k_.sm_block_interval, 1u);
     }
     if (slots_.resident_blocks() == 0 && next_block == blocks) break;
     const uint32_t first = uint32_t(now % spec_.subcores);
@@ -358,7 +359,7 @@ AbstractSmResult AbstractSm::run(const SmWorkload& work) {
     for (uint64_t t : subcore_ready_) next = std::min(next, t);
     for (const auto& f : finishing_) next = std::min(next, f.first);
     if (next_block < blocks && slots_.can_accept(slots_.residency(), k_.launch, spec_))
-      next = std::min(next, std::max(dispatch_at_, now + 1));
+      next = std::min(next, std::max(dispatch_slot(work, next_block, now), now + 1));
     next = std::max(next, now + 1);
     if (next == UINT64_MAX) throw std::runtime_error("abstract model: no warp of the SM can ever issue again (a barrier never opens)");
     if (slots_.resident_blocks() > 0) {

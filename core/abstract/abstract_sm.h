@@ -15,6 +15,7 @@
 // they can issue, so only warps that can issue are offered to the scheduler.
 // Time jumps over cycles in which no sub-core can issue. Independent of
 // every other SM: SMs of a kernel run on any thread in any order.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -41,6 +42,12 @@ struct AbstractKernel {
   const KernelCharacterisation* timing = nullptr;
   KernelLaunch launch;
   MemoryLatencies latencies;
+  // Block launch costs, as the cycle model's dispatcher charges them
+  // (LaunchSpec): the n-th block of the kernel goes to an SM no earlier than
+  // n x block_interval cycles after the first, and an SM takes a block at
+  // most every sm_block_interval cycles.
+  uint32_t block_interval = 0;
+  uint32_t sm_block_interval = 1;
 };
 
 struct AbstractSmResult {
@@ -79,6 +86,10 @@ class AbstractSm {
   };
 
   void accept_block(const SmWorkload& work, uint32_t index, uint64_t now);
+  // The first cycle at or after `now` at which block `index` may be accepted, as far as the launch costs go.
+  uint64_t dispatch_slot(const SmWorkload& work, uint32_t index, uint64_t now) const {
+    return std::max({now, dispatch_at_, uint64_t(work.blocks[index].order) * k_.block_interval});
+  }
   bool enter_next_block(Warp& w, uint64_t now);
   void issue_subcore(uint32_t sc, uint64_t now);
   bool try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used);

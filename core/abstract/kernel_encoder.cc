@@ -27,6 +27,7 @@ KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatenci
       levels_(levels),
       shared_banks_(sm.shared_banks, sm.shared_bank_bytes) {
   lines_.reserve(128);
+  sectors_.reserve(128);
 }
 
 MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm) {
@@ -41,32 +42,35 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
     return c;
   }
   if (ti.space == MemSpace::kConst || !levels_ || lanes.empty()) return c;
-  // The lines and sectors the lanes touch (neighbouring lanes mostly touch the line the lane before did).
+  // The sector requests of the sub-warp groups (core/coalescer.h), as the LD/ST unit makes them.
+  sectors_.clear();
+  coalesce(lanes, wi.active_mask, ti.access_bytes, sm_.coalesce_threads, sectors_);
+  if (sectors_.empty()) return c;
+  // The L1 looks up, each cycle, the next requests to one line, one per data bank
+  // (L1DataCache::lookup); and the lines they touch, with each line's requests.
+  const L1dSpec& l1 = levels_->l1_spec();
+  uint32_t lookups = 0;
   lines_.clear();
-  const uint64_t bytes = std::clamp<uint64_t>(ti.access_bytes, 1, 128);
-  auto touch = [&](uint64_t s, uint32_t mask) {
-    const uint64_t line = s / 4;
-    LineTouch* t = nullptr;
-    if (!lines_.empty() && lines_.back().line == line) {
-      t = &lines_.back();
-    } else {
-      for (LineTouch& x : lines_)
-        if (x.line == line) t = &x;
-      if (!t) t = &lines_.emplace_back(LineTouch{line, 0, {}});
-    }
-    t->sectors |= 1u << (s % 4);
-    t->bytes[s % 4] |= mask;
-  };
-  const uint32_t in_one_sector = bytes >= 32 ? 0xffffffffu : (1u << bytes) - 1u;
-  for (const uint64_t a : lanes) {
-    if (a % 32 + bytes <= 32) {  // the common case: the lane's bytes lie in one sector
-      touch(a / 32, in_one_sector << (a % 32));
-      continue;
-    }
-    for (uint64_t s = a / 32; s <= (a + bytes - 1) / 32; ++s) {
-      const uint64_t lo = std::max(a, s * 32), hi = std::min(a + bytes, (s + 1) * 32);
-      const uint32_t span = uint32_t(hi - lo);
-      touch(s, (span >= 32 ? 0xffffffffu : ((1u << span) - 1u)) << (lo - s * 32));
+  for (size_t i = 0; i < sectors_.size();) {
+    const uint64_t line = sectors_[i].sector / 4;
+    ++lookups;
+    uint32_t banks_used = 0;
+    for (; i < sectors_.size() && sectors_[i].sector / 4 == line; ++i) {
+      const uint32_t bank = uint32_t(sectors_[i].sector * kSectorBytes / l1.bank_bytes) % l1.banks;
+      if (banks_used >> bank & 1u) break;
+      banks_used |= 1u << bank;
+      LineTouch* t = nullptr;
+      if (!lines_.empty() && lines_.back().line == line) {
+        t = &lines_.back();
+      } else {
+        for (LineTouch& x : lines_)
+          if (x.line == line) t = &x;
+        if (!t) t = &lines_.emplace_back(LineTouch{line, 0, 0, {}});
+      }
+      const uint32_t s = uint32_t(sectors_[i].sector % 4);
+      t->sectors |= 1u << s;
+      t->bytes[s] |= sectors_[i].byte_mask;
+      ++t->requests;
     }
   }
   // As the L1D decides (L1DataCache::access): local and texture always cached, global when l1d.cache_global.
@@ -78,13 +82,13 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
                                                          : LineAccessKind::kLoadUncached;
   uint32_t latency = 0, l2 = 0, dram = 0, writebacks = 0;
   for (const LineTouch& t : lines_) {
-    const LineCost lc = levels_->access(sm, t.line * 128, t.sectors, t.bytes, kind);
+    const LineCost lc = levels_->access(sm, t.line * 128, t.sectors, t.bytes, kind, t.requests);
     latency = std::max(latency, latencies_.of(lc.level));
     l2 += lc.l2_sectors;
     dram += lc.dram_reads;
     writebacks += lc.dram_writebacks;
   }
-  c.busy = uint16_t(std::min<size_t>(lines_.size(), UINT16_MAX));
+  c.busy = uint16_t(std::min<uint32_t>(lookups, UINT16_MAX));
   c.latency = latency;
   c.l2_sectors = uint16_t(std::min<uint32_t>(l2, UINT16_MAX));
   c.dram_sectors = uint16_t(std::min<uint32_t>(dram, UINT16_MAX));
@@ -105,9 +109,10 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
   while (cursor->next(block)) {
     program.extend(table);
     out.fall.grow(table);
-    const uint32_t sm = uint32_t(out.blocks_read++ % sms_);
+    const uint32_t sm = uint32_t(out.blocks_read % sms_);
     SmWorkload& work = out.sms[sm];
     EncodedBlock& eb = work.blocks.emplace_back();
+    eb.order = uint32_t(out.blocks_read++);
     eb.warp_begin = uint32_t(work.warps.size());
     for (const WarpTrace& w : block.warps) {
       EncodedWarp& ew = work.warps.emplace_back();

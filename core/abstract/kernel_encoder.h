@@ -12,6 +12,7 @@
 #include "core/abstract/basic_blocks.h"
 #include "core/abstract/memory_levels.h"
 #include "core/abstract/sm_workload.h"
+#include "core/coalescer.h"
 #include "core/kernel_program.h"
 #include "core/shared_memory_banks.h"
 #include "frontend/trace/trace_source.h"
@@ -41,13 +42,16 @@ class KernelEncoder {
   const uint32_t sms_;
   const MemoryLatencies latencies_;
   CacheHitLevels* levels_;
-  // The 128 B lines one instruction touches: sectors (bit per 32 B sector) and bytes of each.
+  // The 128 B lines one instruction touches: sectors (bit per 32 B sector),
+  // the sector requests of its groups to the line, and the bytes of each sector.
   struct LineTouch {
     uint64_t line = 0;
     uint32_t sectors = 0;
+    uint32_t requests = 0;
     std::array<uint32_t, 4> bytes{};
   };
-  std::vector<LineTouch> lines_;  // scratch
+  std::vector<LineTouch> lines_;        // scratch
+  std::vector<SectorAccess> sectors_;   // scratch: the coalescer's requests
   SharedMemoryBanks shared_banks_;  // wavefronts, remembered per access pattern
 };
 

@@ -86,7 +86,7 @@ uint8_t CacheHitLevels::write_back(uint32_t slice, const VictimWriteBacks& wb) {
 }
 
 LineCost CacheHitLevels::access(uint32_t sm, uint64_t line_addr, uint32_t sectors,
-                                const std::array<uint32_t, 4>& byte_masks, LineAccessKind kind) {
+                                const std::array<uint32_t, 4>& byte_masks, LineAccessKind kind, uint32_t requests) {
   // One lookup per line and cache: the same as looking up each sector in turn
   // (SectorCache's line-granular forms).
   LineCost c;
@@ -115,7 +115,7 @@ LineCost CacheHitLevels::access(uint32_t sm, uint64_t line_addr, uint32_t sector
     if (kind == LineAccessKind::kAtomic) writebacks += write_back(where.slice, l2.write_sectors(where.local, to_l2, byte_masks.data()));
   }
   if (kind == LineAccessKind::kLoad) l1.fill_sectors(line_addr, to_l2);
-  const uint32_t l2_sectors = sector_count(to_l2);
+  const uint32_t l2_sectors = kind == LineAccessKind::kLoad ? sector_count(to_l2) : std::max(requests, sector_count(to_l2));
   traffic_.slice_sectors[where.slice] += l2_sectors;
   traffic_.channel_sectors[where.slice / spec_.memory.l2.subpartitions] += dram;
   traffic_.sm_l2_sectors[sm] += l2_sectors;

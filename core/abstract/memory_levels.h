@@ -87,9 +87,13 @@ class CacheHitLevels {
   // A host-to-device copy leaves its last L2-sized part in the L2.
   void copy_to_device(uint64_t address, uint64_t bytes);
   // SM `sm` accesses the sectors `sectors` (bit s: sector s) of the 128 B
-  // line at `line_addr`, the bytes of `byte_masks[s]` of each.
+  // line at `line_addr`, the bytes of `byte_masks[s]` of each, in `requests`
+  // sector requests (the coalescer's groups may each ask for a sector): a
+  // store, an atomic or an uncached load sends every request below the L1, a
+  // cached load each missed sector once (the MSHRs merge the others).
   LineCost access(uint32_t sm, uint64_t line_addr, uint32_t sectors, const std::array<uint32_t, 4>& byte_masks,
-                  LineAccessKind kind);
+                  LineAccessKind kind, uint32_t requests = 0);
+  const L1dSpec& l1_spec() const { return spec_.memory.l1d; }
   // Global loads allocate in the L1D (l1d.cache_global).
   bool l1_caches_global() const { return spec_.memory.l1d.cache_global; }
   // The traffic of the kernel so far (since start_kernel()).

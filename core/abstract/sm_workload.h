@@ -25,6 +25,7 @@ struct EncodedWarp {
 
 struct EncodedBlock {
   uint32_t warp_begin = 0, warp_end = 0;  // into SmWorkload::warps, trace order
+  uint32_t order = 0;                     // its place in the kernel's dispatch order (trace order)
 };
 
 struct SmWorkload {

@@ -178,6 +178,57 @@ TEST(AbstractModel, OneWarpBlocksInSequenceOnOneSmTakeExactlyTheCycleModelsCycle
   EXPECT_EQ(abstract.kernels.at(0).stats.blocks_launched, 3u);
 }
 
+TEST(AbstractModel, BlockLaunchIntervalsBoundTheKernelAsInTheCycleModel) {
+  // Forty short one-warp blocks on two SMs. A GPU-wide interval between block
+  // launches (launch.block_interval_cycles) or one per SM
+  // (launch.sm_block_interval_cycles) longer than a block's work makes the
+  // dispatch, not the SMs, the bound: about 40 x 100 cycles, or 20 x 300.
+  std::vector<test::BlockLines> blocks;
+  for (int b = 0; b < 40; ++b) blocks.push_back({straight_line_warp(0x7f0000000000ull + 0x1000ull * b)});
+  test::ScratchDir dir("abstract-launch-interval");
+  test::write_abstract_kernel(dir.path(), blocks, 32);
+  const std::vector<std::string> base = {"gpu.sms=2", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0",
+                                         "launch.block_interval_cycles=0", "launch.sm_block_interval_cycles=1"};
+  for (const std::string& interval : {std::string("launch.block_interval_cycles=100"),
+                                      std::string("launch.sm_block_interval_cycles=300")}) {
+    SCOPED_TRACE(interval);
+    std::vector<std::string> sets = base;
+    sets.push_back(interval);
+    const uint64_t free_cycles = run(dir.path(), "cycle", base).kernels.at(0).cycles;
+    const uint64_t cycle = run(dir.path(), "cycle", sets).kernels.at(0).cycles;
+    const uint64_t abstract = run(dir.path(), "abstract", sets).kernels.at(0).cycles;
+    ASSERT_GT(cycle, 3 * free_cycles);  // the premise: the interval is the bound
+    EXPECT_GE(cycle, 3900u);
+    EXPECT_NEAR(double(abstract), double(cycle), 0.02 * double(cycle));
+  }
+}
+
+TEST(AbstractModel, EverySubWarpGroupsRequestCostsTheL1AndTheL2AsInTheCycleModel) {
+  // Sixteen warps on one SM, each storing 16 times from all lanes to one
+  // word: the coalescer's four 8-lane groups each send the sector, so every
+  // store takes four L1 lookups (one data bank) and four L2 writes to one
+  // slice. Counting the line once per instruction makes the kernel about
+  // four times too fast.
+  test::BlockLines block;
+  for (int w = 0; w < 16; ++w) {
+    test::WarpLines lines;
+    uint32_t pc = 0;
+    for (int i = 0; i < 16; ++i, pc += 16)
+      lines.push_back(hex_pc(pc) + " ffffffff 0 STG.E.SYS 2 R2 R3 4 1 0x7f0000000100 0");
+    lines.push_back(hex_pc(pc) + " ffffffff 0 EXIT 0 0");
+    block.push_back(lines);
+  }
+  test::ScratchDir dir("abstract-group-requests");
+  test::write_abstract_kernel(dir.path(), {block}, 512);
+  const std::vector<std::string> sets = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0"};
+  const SimulationReport cycle = run(dir.path(), "cycle", sets, true);
+  const SimulationReport abstract = run(dir.path(), "abstract", sets, true);
+  ASSERT_EQ(cycle.kernels.at(0).stats.global_st_sectors, 4u * 16 * 16);  // the premise: four requests a store
+  EXPECT_GT(cycle.kernels.at(0).cycles, 4u * 16 * 16);
+  EXPECT_NEAR(double(abstract.kernels.at(0).cycles), double(cycle.kernels.at(0).cycles),
+              0.15 * double(cycle.kernels.at(0).cycles));
+}
+
 // A chain of `n` dependent FFMAs from PC `pc` on register R1.
 void chain(test::WarpLines& w, uint32_t& pc, int n) {
   for (int i = 0; i < n; ++i, pc += 16) w.push_back(hex_pc(pc) + " ffffffff 1 R1 FFMA 2 R1 R2 0");
