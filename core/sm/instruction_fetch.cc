@@ -46,13 +46,50 @@ uint64_t InstructionFetch::next_unblock(uint64_t now, std::span<const WarpState>
   return next;
 }
 
-void InstructionFetch::fetch(uint32_t sc, uint64_t now, std::span<WarpState> warps, const KernelProgram& program) {
+InstructionFetch::Outcome InstructionFetch::fetch_for(uint32_t sc, uint32_t index, uint64_t now,
+                                                     std::span<WarpState> warps, const KernelProgram& program) {
+  const uint32_t slot = layout_.slot(sc, index);
+  WarpState& w = warps[slot];
+  if (w.fetch_blocked_until > now) return Outcome::kWaiting;
+  last_fetched_[sc] = index;
+  ++attempts_;
+  // The I-cache line of the next instruction; the buffer then fills with as many as fit.
+  uint64_t ready = now;
+  if (icache_.lookup(program[w.trace->insts[w.next_fetch].static_id].pc, now, ready)) {
+    ++stats_.icache_hits;
+  } else {
+    ++stats_.icache_misses;
+  }
+  if (ready > now) {
+    w.fetch_blocked_until = ready;
+    return Outcome::kMissed;
+  }
+  while (w.next_fetch < w.trace_size && w.next_fetch - w.next_issue < spec_.ibuffer_entries) ++w.next_fetch;
+  w.fetch_ready = now + 1;
+  warp_changed(slot, w);
+  filled_.push_back(slot);
+  return Outcome::kFilled;
+}
+
+void InstructionFetch::fetch_wanting(uint32_t sc, uint64_t now, std::span<WarpState> warps,
+                                     const KernelProgram& program) {
   // Round robin over the sub-core's slots from the one after the last warp
   // fetched for, visiting only the warps that want to fetch (in slot order).
-  filled_.clear();
   const uint32_t last = last_fetched_[sc];
   const uint32_t start = last == UINT32_MAX ? 0 : last + 1;
   uint32_t fetched = 0;
+  if (words_per_subcore_ == 1) {
+    // One word: the wanting bits rotated right to start at `start` are the visiting order.
+    const uint32_t shift = start % 64;
+    for (uint64_t bits = std::rotr(wanting_[sc], int(shift)); bits != 0 && fetched < spec_.fetch_per_cycle;) {
+      const uint32_t k = uint32_t(std::countr_zero(bits));
+      const Outcome outcome = fetch_for(sc, (k + shift) % 64, now, warps, program);
+      if (outcome == Outcome::kMissed) return;
+      fetched += outcome == Outcome::kFilled;
+      bits &= ~((uint64_t(2) << k) - 1);  // (k = 63: 2 << 63 wraps to 0, clearing all)
+    }
+    return;
+  }
   uint32_t index = next_wanting(sc, start);
   bool wrapped = false;
   if (index == UINT32_MAX) {
@@ -61,28 +98,9 @@ void InstructionFetch::fetch(uint32_t sc, uint64_t now, std::span<WarpState> war
   }
   while (index != UINT32_MAX && fetched < spec_.fetch_per_cycle) {
     if (wrapped && index >= start) break;  // every wanting warp visited once
-    const uint32_t slot = sc + index * spec_.subcores;
-    WarpState& w = warps[slot];
-    if (w.fetch_blocked_until <= now) {
-      last_fetched_[sc] = index;
-      ++attempts_;
-      // The I-cache line of the next instruction; the buffer then fills with as many as fit.
-      uint64_t ready = now;
-      if (icache_.lookup(program[w.trace->insts[w.next_fetch].static_id].pc, now, ready)) {
-        ++stats_.icache_hits;
-      } else {
-        ++stats_.icache_misses;
-      }
-      if (ready > now) {
-        w.fetch_blocked_until = ready;
-        return;
-      }
-      while (w.next_fetch < w.trace_size && w.next_fetch - w.next_issue < spec_.ibuffer_entries) ++w.next_fetch;
-      w.fetch_ready = now + 1;
-      warp_changed(slot, w);
-      filled_.push_back(slot);
-      ++fetched;
-    }
+    const Outcome outcome = fetch_for(sc, index, now, warps, program);
+    if (outcome == Outcome::kMissed) return;
+    fetched += outcome == Outcome::kFilled;
     index = next_wanting(sc, index + 1);
     if (index == UINT32_MAX && !wrapped) {
       index = next_wanting(sc, 0);

@@ -30,7 +30,11 @@ class InstructionFetch {
   void start_kernel() { icache_.invalidate(); }
   // The warp in `slot` arrived, issued or left: whether it can fetch may have changed.
   void warp_changed(uint32_t slot, const WarpState& w);
-  void fetch(uint32_t subcore, uint64_t now, std::span<WarpState> warps, const KernelProgram& program);
+  void fetch(uint32_t subcore, uint64_t now, std::span<WarpState> warps, const KernelProgram& program) {
+    filled_.clear();
+    if (words_per_subcore_ == 1 && wanting_[subcore] == 0) return;  // (inline: most sub-cores, most cycles)
+    fetch_wanting(subcore, now, warps, program);
+  }
   // The earliest cycle after `now` at which a warp that wants to fetch stops
   // waiting for an instruction-cache miss (UINT64_MAX: none waits).
   uint64_t next_unblock(uint64_t now, std::span<const WarpState> warps) const;
@@ -40,6 +44,12 @@ class InstructionFetch {
   std::span<const uint32_t> filled() const { return filled_; }
 
  private:
+  enum class Outcome { kWaiting, kMissed, kFilled };
+  void fetch_wanting(uint32_t subcore, uint64_t now, std::span<WarpState> warps, const KernelProgram& program);
+  // Fetches for the warp at `index` of sub-core `subcore`: it waits for a
+  // miss, misses now (ending the sub-core's fetch) or fills its buffer.
+  Outcome fetch_for(uint32_t subcore, uint32_t index, uint64_t now, std::span<WarpState> warps,
+                    const KernelProgram& program);
   bool wants_fetch(const WarpState& w) const {
     return w.active && w.next_fetch < w.trace_size && w.next_fetch - w.next_issue < spec_.ibuffer_entries;
   }
