@@ -18,13 +18,17 @@
 //                             time, or in a harness that runs no consumer)
 //
 // The consumer must call receive() in every cycle, also in cycles in which
-// it does nothing else, and publish_pops() in every cycle in which it popped
+// it does nothing else (or, for a queue that reports its stages to a
+// StagedPorts, in every cycle after one in which it was marked and while it
+// holds packets), and publish_pops() in every cycle in which it popped
 // and in the cycle after (calling it in every cycle is simplest); the two
 // halves of the published pop count then both hold the total.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
+
+#include "memsys/staged_ports.h"
 
 namespace lockstep {
 
@@ -59,6 +63,12 @@ class LatchedQueue {
     Staging& s = staging_[parity()];
     s.items[s.count++] = item;
     ++staged_total_;
+    if (staged_ports_) staged_ports_->mark(parity(), port_);
+  }
+  // Marks `port` in `ports` whenever something is staged (set up before the first cycle).
+  void report_stages_to(StagedPorts* ports, uint32_t port) {
+    staged_ports_ = ports;
+    port_ = port;
   }
 
   // Consumer side.
@@ -85,6 +95,10 @@ class LatchedQueue {
     take_staged(parity() ^ 1);
     take_staged(parity());
     pops_[0].total = pops_[1].total = popped_total_;
+    if (staged_ports_ && count_ > 0) {  // whatever the next cycle's parity, its consumer looks here
+      staged_ports_->mark(0, port_);
+      staged_ports_->mark(1, port_);
+    }
   }
   // Nothing staged and nothing visible.
   bool idle() const { return count_ == 0 && staging_[0].count == 0 && staging_[1].count == 0; }
@@ -117,6 +131,8 @@ class LatchedQueue {
 
   const size_t capacity_;
   const PortClock* const clock_;
+  StagedPorts* staged_ports_ = nullptr;  // producer side, set once
+  uint32_t port_ = 0;
   alignas(64) uint64_t staged_total_ = 0;  // producer: items ever staged
   Staging staging_[2];
   PublishedPops pops_[2];

@@ -11,10 +11,15 @@ namespace lockstep {
 
 namespace {
 // Takes in every queue's staged packets; bit i of `holding` tells whether queue i then holds packets.
-void receive_all(std::vector<LatchedQueue<MemPacket>>& queues, std::vector<uint64_t>& holding) {
+void receive_all(std::vector<LatchedQueue<MemPacket>>& queues, std::vector<uint64_t>& holding, StagedPorts& staged,
+                 unsigned parity) {
+  // The ports that may hold packets now: those that held some after the last
+  // receive (a superset of those not emptied since) and those staged into in
+  // the previous cycle.
   for (uint32_t w = 0; w < holding.size(); ++w) {
     uint64_t word = 0;
-    for (uint32_t i = w * 64; i < std::min<size_t>(queues.size(), (w + 1) * 64); ++i) {
+    for (uint64_t bits = holding[w] | staged.take(parity ^ 1, w); bits != 0; bits &= bits - 1) {
+      const uint32_t i = w * 64 + uint32_t(std::countr_zero(bits));
       queues[i].receive();
       word |= uint64_t(!queues[i].empty()) << (i % 64);
     }
@@ -46,6 +51,8 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
     to_memory_.emplace_back(spec.l1d.miss_queue, &port_clock_);
     from_memory_.emplace_back(spec.icnt.sm_ejection_buffer, &port_clock_);
   }
+  sms_staged_ = std::make_unique<StagedPorts>(sms);
+  for (uint32_t s = 0; s < sms; ++s) to_memory_[s].report_stages_to(sms_staged_.get(), s);
   cluster_rr_.assign(clusters, 0);
   requesting_sms_.assign((sms + 63) / 64, 0);
   requested_before_.assign(requesting_sms_.size(), 0);
@@ -61,6 +68,8 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
     to_slice_.emplace_back(inbox, &port_clock_);
     from_slice_.emplace_back(outbox, &port_clock_);
   }
+  slices_staged_ = std::make_unique<StagedPorts>(nslices);
+  for (uint32_t s = 0; s < nslices; ++s) from_slice_[s].report_stages_to(slices_staged_.get(), s);
   replying_slices_.assign((nslices + 63) / 64, 0);
   replied_before_.assign(replying_slices_.size(), 0);
   request_net_ = std::make_unique<Crossbar>(clusters, nslices, spec.icnt, false);
@@ -81,9 +90,9 @@ void MemorySystem::settle_ports() {
 void MemorySystem::receive_inputs(uint32_t unit) {
   // The crossbar units then visit only the SM ports and slice outboxes found holding packets.
   if (unit == kRequestNetUnit) {
-    receive_all(to_memory_, requesting_sms_);
+    receive_all(to_memory_, requesting_sms_, *sms_staged_, unsigned(port_clock_.cycle & 1));
   } else if (unit == kReplyNetUnit) {
-    receive_all(from_slice_, replying_slices_);
+    receive_all(from_slice_, replying_slices_, *slices_staged_, unsigned(port_clock_.cycle & 1));
   } else {
     const uint32_t subs = spec_.l2.subpartitions, p = unit - kFirstPartitionUnit;
     for (uint32_t s = p * subs; s < (p + 1) * subs; ++s) to_slice_[s].receive();

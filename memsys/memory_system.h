@@ -137,10 +137,12 @@ class MemorySystem : public MemoryModel {
   std::vector<uint32_t> cluster_rr_;                  // per cluster: the SM after the last to inject
   std::vector<uint64_t> requesting_sms_;              // bit set: SMs holding requests after receive_inputs
   std::vector<uint64_t> requested_before_;            // requesting_sms_ of the previous cycle
+  std::unique_ptr<StagedPorts> sms_staged_;           // the SMs' stages into to_memory_
   // Reply crossbar unit.
   alignas(64) std::unique_ptr<Crossbar> reply_net_;   // slices -> clusters
   std::vector<uint64_t> replying_slices_;             // bit set: slices holding replies after receive_inputs
   std::vector<uint64_t> replied_before_;              // replying_slices_ of the previous cycle
+  std::unique_ptr<StagedPorts> slices_staged_;        // the slices' stages into from_slice_
   // Partition units.
   std::vector<std::unique_ptr<L2Slice>> slices_;
   std::vector<std::unique_ptr<DramChannel>> channels_;

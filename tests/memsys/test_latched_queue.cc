@@ -36,6 +36,34 @@ TEST(LatchedQueue, StagedItemsAppearInTheNextCycleInStagingOrder) {
   EXPECT_TRUE(q.idle());
 }
 
+TEST(LatchedQueue, StagesMarkTheirPortForTheCycleParityTheyWereStagedIn) {
+  PortClock clock;
+  StagedPorts staged(70);
+  LatchedQueue<int> a(4, &clock), b(4, &clock);
+  a.report_stages_to(&staged, 3);
+  b.report_stages_to(&staged, 66);
+  clock.cycle = 5;  // odd
+  a.stage(1);
+  EXPECT_EQ(staged.take(0, 0), 0u);
+  EXPECT_EQ(staged.take(1, 0), uint64_t(1) << 3);
+  EXPECT_EQ(staged.take(1, 0), 0u);  // taken: cleared
+  clock.cycle = 6;
+  b.stage(2);
+  EXPECT_EQ(staged.take(1, 1), 0u);
+  EXPECT_EQ(staged.take(0, 1), uint64_t(1) << 2);
+  // settle() leaves a port holding packets marked for either parity of the next cycle.
+  a.receive();  // (cycle 6 takes cycle 5's stage)
+  a.settle();
+  b.settle();
+  EXPECT_EQ(staged.take(0, 0), uint64_t(1) << 3);
+  EXPECT_EQ(staged.take(1, 0), uint64_t(1) << 3);
+  EXPECT_EQ(staged.take(0, 1), uint64_t(1) << 2);
+  EXPECT_EQ(staged.take(1, 1), uint64_t(1) << 2);
+  b.pop();
+  b.settle();  // empty now: no mark
+  EXPECT_EQ(staged.take(0, 1) | staged.take(1, 1), 0u);
+}
+
 TEST(LatchedQueue, ProducerRoomCountsPopsOnlyFromTheNextCycleOn) {
   PortClock clock;
   LatchedQueue<int> q(2, &clock);

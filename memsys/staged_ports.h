@@ -1,0 +1,39 @@
+#pragma once
+// Which of a set of latched ports (memsys/latched_queue.h) had something
+// staged, per parity of the core cycle it was staged in: one bit per port.
+// A consumer of many ports, most of them empty in most cycles, then calls
+// receive() only on the ports marked in the previous cycle and on those it
+// still holds packets in, instead of on every port every cycle.
+//
+// Producers mark during their cycle (several threads: atomic OR); the
+// consumer takes the other parity's marks during its cycle, which no producer
+// touches in that cycle. The engine's hand-over between cycles orders the two.
+// What is received depends only on what was staged: any thread count gives
+// the same result.
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace lockstep {
+
+class StagedPorts {
+ public:
+  explicit StagedPorts(size_t ports) : words_((ports + 63) / 64), marks_{std::vector<std::atomic<uint64_t>>(words_), std::vector<std::atomic<uint64_t>>(words_)} {}
+
+  size_t words() const { return words_; }
+  // Producer: something was staged into `port` in a cycle of `parity`.
+  void mark(unsigned parity, uint32_t port) {
+    marks_[parity][port / 64].fetch_or(uint64_t(1) << (port % 64), std::memory_order_relaxed);
+  }
+  // Consumer: word `word` of the ports marked in cycles of `parity`, cleared.
+  uint64_t take(unsigned parity, size_t word) {
+    std::atomic<uint64_t>& m = marks_[parity][word];
+    return m.load(std::memory_order_relaxed) == 0 ? 0 : m.exchange(0, std::memory_order_relaxed);
+  }
+
+ private:
+  size_t words_;
+  std::vector<std::atomic<uint64_t>> marks_[2];
+};
+
+}  // namespace lockstep
