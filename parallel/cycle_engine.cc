@@ -68,6 +68,7 @@ void CycleEngine::run_cycle(uint64_t now) {
   now_ = now;
   if (options_.shuffle_seed)
     for (ThreadShare& share : shares_) std::shuffle(share.clusters.begin(), share.clusters.end(), rng_);
+  if (options_.shuffle_seed || pieces_stale_) index_pieces();
   measure_ = options_.profile || (balanced_ && simulated_ % period_ >= period_ - measured_cycles_);
   for (uint32_t t = 0; t < threads_; ++t)
     share_cursors_[t].reset(uint32_t(shares_[t].units.size() + shares_[t].clusters.size()));
@@ -136,15 +137,26 @@ void CycleEngine::run_share(uint32_t t, uint64_t now) {
 }
 
 void CycleEngine::run_piece(uint32_t owner, uint32_t i, uint64_t now, uint64_t& quiet) {
-  const ThreadShare& share = shares_[owner];
-  const bool unit = i < share.units.size();
-  const size_t item = unit ? clusters_.size() + share.units[i] : share.clusters[i - share.units.size()];
-  EnginePiece& piece = unit ? *units_[share.units[i]] : *clusters_[share.clusters[i - share.units.size()]];
-  const auto start = measure_ ? PieceClock::now() : PieceClock::time_point();
-  piece.run(now);
+  const ThreadShare::Piece& p = shares_[owner].pieces[i];
+  if (measure_) [[unlikely]] {
+    const auto start = PieceClock::now();
+    p.piece->run(now);
+    if (quiet > now + 1) quiet = std::min(quiet, p.piece->quiet_until(now));
+    item_ns_[p.item] += ns_between(start, PieceClock::now());
+    return;
+  }
+  p.piece->run(now);
   // Fast-forward, while the piece's state is in this thread's cache.
-  if (quiet > now + 1) quiet = std::min(quiet, piece.quiet_until(now));
-  if (measure_) item_ns_[item] += ns_between(start, PieceClock::now());
+  if (quiet > now + 1) quiet = std::min(quiet, p.piece->quiet_until(now));
+}
+
+void CycleEngine::index_pieces() {
+  for (ThreadShare& share : shares_) {
+    share.pieces.clear();
+    for (uint32_t u : share.units) share.pieces.push_back({units_[u], uint32_t(clusters_.size()) + u});
+    for (uint32_t c : share.clusters) share.pieces.push_back({clusters_[c], c});
+  }
+  pieces_stale_ = false;
 }
 
 void CycleEngine::rebalance() {
@@ -158,6 +170,7 @@ void CycleEngine::assign_work(const std::vector<double>* cost) {
   const uint32_t clusters = uint32_t(clusters_.size()), units = uint32_t(units_.size());
   const uint32_t threads = threads_;
   shares_.assign(threads, {});
+  pieces_stale_ = true;
   report_.memory_threads = 0;
   if (threads == 1) {
     for (uint32_t c = 0; c < clusters; ++c) shares_[0].clusters.push_back(c);

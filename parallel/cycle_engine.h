@@ -61,7 +61,15 @@ class CycleEngine {
   struct ThreadShare {
     std::vector<uint32_t> clusters;  // in tick order
     std::vector<uint32_t> units;
+    // Its units, then its clusters, as run_piece indexes them (index_pieces).
+    struct Piece {
+      EnginePiece* piece;
+      uint32_t item;  // cost index: cluster c, or clusters + unit u
+    };
+    std::vector<Piece> pieces;
   };
+  // Rebuilds every share's `pieces` from its clusters and units.
+  void index_pieces();
   // Per thread, written during its share and read by the leader after the join.
   struct alignas(64) ThreadTally {
     uint64_t quiet_until = 0;  // the earliest quiet_until of the pieces it ran (fast-forward)
@@ -96,6 +104,7 @@ class CycleEngine {
   const uint64_t period_, measured_cycles_;
   uint64_t simulated_ = 0;
   bool measure_ = false;
+  bool pieces_stale_ = true;  // shares_ changed since index_pieces()
   std::vector<uint64_t> item_ns_;     // time per cluster, then per unit, while measuring
   std::vector<uint64_t> profile_ns_;  // with profile: the sums over the whole run
   std::vector<double> smoothed_cost_;  // balanced: measured costs, averaged with the earlier windows'

@@ -12,10 +12,14 @@ void SmClusterPiece::run(uint64_t now) {
     // first and publishes its pops last, every cycle.
     LatchedQueue<MemPacket>* replies = reply_ports_[s - first_];
     if (replies) replies->receive();
+    bool held_blocks = true;
     if (!unlatched_coupling_ || sm.has_offered_block() || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1))
-      sm.tick(now);
+      held_blocks = sm.tick(now);
     if (replies) replies->publish_pops();
     SmView& view = views_[s];
+    // An SM that held no block all cycle took none and retired none: its view
+    // stands, but for the retirements of the cycle before.
+    if (!held_blocks && view.retired == 0) continue;
     const SmModel::Residency residency = sm.residency();
     if (!(view.residency == residency)) {
       view.residency = residency;
