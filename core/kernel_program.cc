@@ -1,5 +1,6 @@
 #include "core/kernel_program.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "frontend/trace/trace_error.h"
@@ -74,8 +75,21 @@ void KernelProgram::extend(const StaticTable& table) {
       const uint16_t i = scoreboard_index(r);
       if (i != kNoRegister && t.num_srcs < t.srcs.size()) t.srcs[t.num_srcs++] = i;
     }
+    t.bank_conflict_cycles = uint8_t(register_bank_conflict_cycles(t, std::clamp(sm_.reg_banks, 1u, 64u)));
     insts_.push_back(t);
   }
+}
+
+uint32_t register_bank_conflict_cycles(const TimedInstruction& ti, uint32_t banks) {
+  uint8_t reads[64] = {};
+  uint32_t worst = 0;
+  for (uint32_t i = 0; i < ti.num_srcs; ++i) {
+    if (ti.srcs[i] >= 256) continue;
+    bool repeat = false;
+    for (uint32_t j = 0; j < i; ++j) repeat |= ti.srcs[j] == ti.srcs[i];
+    if (!repeat) worst = std::max<uint32_t>(worst, ++reads[ti.srcs[i] % banks]);
+  }
+  return worst > 1 ? worst - 1 : 0;
 }
 
 }  // namespace lockstep

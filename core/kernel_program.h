@@ -32,7 +32,15 @@ struct TimedInstruction {
   int64_t immediate = 0;
   std::array<uint16_t, 8> dsts{};   // scoreboard indices, zero registers dropped
   std::array<uint16_t, 12> srcs{};
+  // Extra cycles the operand collector takes reading the sources from the
+  // SM's register banks (register_bank_conflict_cycles), once per static instruction.
+  uint8_t bank_conflict_cycles = 0;
 };
+
+// The extra cycles reading `ti`'s sources from `banks` register banks takes:
+// uniform and predicate registers are not in the vector banks, and an operand
+// named twice is read once.
+uint32_t register_bank_conflict_cycles(const TimedInstruction& ti, uint32_t banks);
 
 // Resolves an opcode to (unit class name, kind); throws TraceError naming the opcode and `where`.
 using OpcodeResolver = std::function<std::pair<std::string, InstKind>(const std::string& opcode, const std::string& where)>;

@@ -15,15 +15,7 @@ void OperandCollector::claim(uint32_t subcore, uint64_t now, uint32_t conflict_c
 }
 
 uint32_t OperandCollector::bank_conflict_cycles(const TimedInstruction& ti) const {
-  uint8_t reads[64] = {};
-  uint32_t worst = 0;
-  for (uint32_t i = 0; i < ti.num_srcs; ++i) {
-    if (ti.srcs[i] >= 256) continue;
-    bool repeat = false;
-    for (uint32_t j = 0; j < i; ++j) repeat |= ti.srcs[j] == ti.srcs[i];
-    if (!repeat) worst = std::max<uint32_t>(worst, ++reads[ti.srcs[i] % banks_]);
-  }
-  return worst > 1 ? worst - 1 : 0;
+  return register_bank_conflict_cycles(ti, banks_);
 }
 
 }  // namespace lockstep

@@ -21,17 +21,17 @@ class OperandCollector {
       if (t <= now) return true;
     return false;
   }
-  // Claims the first free unit of `subcore` (requires available()) for `ti`;
-  // returns the bank-conflict cycles it costs.
+  // Claims the first free unit of `subcore` (requires available()) for `ti`
+  // (of a KernelProgram of this SM's spec: its bank-conflict cycles are
+  // resolved); returns the bank-conflict cycles it costs.
   uint32_t collect(uint32_t subcore, uint64_t now, const TimedInstruction& ti) {
-    const uint32_t extra = bank_conflict_cycles(ti);
+    const uint32_t extra = ti.bank_conflict_cycles;
     claim(subcore, now, extra);
     return extra;
   }
   // The same for an instruction whose bank-conflict cycles are known.
   void claim(uint32_t subcore, uint64_t now, uint32_t conflict_cycles);
-  // Extra cycles reading `ti`'s sources takes: uniform and predicate registers
-  // are not in the vector banks, and an operand named twice is read once.
+  // Extra cycles reading `ti`'s sources takes (register_bank_conflict_cycles).
   uint32_t bank_conflict_cycles(const TimedInstruction& ti) const;
   // Calls f(cycle) with the cycle each collector unit is free again.
   template <typename F>

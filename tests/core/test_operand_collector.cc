@@ -13,10 +13,12 @@ SmSpec one_collector() {
   s.collector_units = 1;
   return s;
 }
+// An instruction reading `srcs`, resolved for two banks as KernelProgram resolves it.
 TimedInstruction reads(std::vector<uint16_t> srcs) {
   TimedInstruction ti;
   ti.num_srcs = uint8_t(srcs.size());
   std::copy(srcs.begin(), srcs.end(), ti.srcs.begin());
+  ti.bank_conflict_cycles = uint8_t(register_bank_conflict_cycles(ti, one_collector().reg_banks));
   return ti;
 }
 
