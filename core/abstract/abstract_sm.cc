@@ -138,13 +138,10 @@ void AbstractSm::release_barriers(uint64_t now) {
 
 uint64_t AbstractSm::results_ready(Warp& w, const CharacterisedInstruction& ci, uint64_t now) {
   const TimedInstruction& reader = (*k_.program)[ci.static_id];
+  prune_results(w, now);
   uint64_t ready = 0;
-  for (uint32_t i = 0; i < w.pending;) {
+  for (uint32_t i = 0; i < w.pending; ++i) {
     const PendingResult& p = w.results[i];
-    if (p.done <= now) {
-      w.results[i] = w.results[--w.pending];
-      continue;
-    }
     const TimedInstruction& writer = (*k_.program)[p.static_id];
     bool reads = false;
     for (uint32_t d = 0; d < writer.num_dsts && !reads; ++d) {
@@ -152,9 +149,15 @@ uint64_t AbstractSm::results_ready(Warp& w, const CharacterisedInstruction& ci, 
       for (uint32_t s = 0; s < reader.num_dsts; ++s) reads |= reader.dsts[s] == writer.dsts[d];
     }
     if (reads) ready = std::max(ready, p.done);
-    ++i;
   }
   return ready;
+}
+
+void AbstractSm::prune_results(Warp& w, uint64_t now) {
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < w.pending; ++i)
+    if (w.results[i].done > now) w.results[kept++] = w.results[i];
+  w.pending = kept;
 }
 
 uint64_t AbstractSm::bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, uint64_t now) const {
@@ -234,10 +237,12 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
     if (ci.num_dsts > 0) {
       result = done;
       if (done > now + ci.result_latency) {
+        if (w.pending == kPendingResults) prune_results(w, now);
         if (w.pending == kPendingResults) {
           // No room to track it: the warp waits for the oldest.
           w.ready_at = std::max(w.ready_at, w.results[0].done);
-          w.results[0] = w.results[--w.pending];
+          std::copy(w.results.begin() + 1, w.results.end(), w.results.begin());
+          --w.pending;
         }
         w.results[w.pending++] = PendingResult{ci.static_id, done};
       }

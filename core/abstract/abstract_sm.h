@@ -95,6 +95,9 @@ class AbstractSm {
   bool try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used);
   uint64_t bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, uint64_t now) const;
   uint64_t results_ready(Warp& w, const CharacterisedInstruction& ci, uint64_t now);
+  // Forgets the results written back by `now`, keeping the others in issue order: what
+  // the list holds then depends only on `now`, not on when the warp was last looked at.
+  void prune_results(Warp& w, uint64_t now);
   void finish_warp(uint32_t slot, uint64_t now);
   void release_barriers(uint64_t now);
   void wake(uint32_t slot);
