@@ -358,8 +358,26 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   in_issue_ = false;
   for (uint32_t slot : finished_in_issue_) base_of(scheduler).remove_warp(slot);
   finished_in_issue_.clear();
-  // Warps still ready (held back by a busy resource or the issue width) try again next cycle.
-  subcore_ready_[sc] = issued > 0 || candidates_.eligible_word(sc, 0, 0) != 0 ? now + 1 : waiting_[sc].earliest();
+  // The sub-core's next chance: with no warp ready, the first waiting one's
+  // cycle (a warp woken earlier lowers it). Warps still ready after an issue
+  // (held back by the issue width or a resource) try again next cycle. With no
+  // issue, every warp still ready was refused its resource: nothing changes
+  // before one of those frees (an issue elsewhere can only hold the shared
+  // LD/ST unit longer).
+  uint64_t next = waiting_[sc].earliest();
+  if (candidates_.eligible_word(sc, 0, 0) != 0) {
+    if (issued > 0) next = now + 1;
+    for (uint32_t m = blocked; m != 0 && next > now + 1; m &= m - 1)
+      next = std::min(next, resource_free_from(m & (~m + 1), sc, now));
+  }
+  subcore_ready_[sc] = next;
+}
+
+uint64_t AbstractSm::resource_free_from(uint32_t resource, uint32_t sc, uint64_t now) const {
+  constexpr uint64_t kLookAhead = 8;
+  for (uint64_t t = now + 1; t <= now + kLookAhead; ++t)
+    if (!resource_refused(resource, sc, t)) return t;
+  return now + kLookAhead + 1;
 }
 
 AbstractSmResult AbstractSm::run(const SmWorkload& work) {
@@ -390,6 +408,7 @@ AbstractSmResult AbstractSm::run(const SmWorkload& work) {
     const uint32_t first = uint32_t(now % spec_.subcores);
     for (uint32_t i = 0; i < spec_.subcores; ++i) issue_subcore((first + i) % spec_.subcores, now);
     release_barriers(now);
+    if (slots_.resident_blocks() == 0 && next_block == blocks) break;  // the last warp finished in this issue
     // The next cycle in which anything can happen.
     uint64_t next = UINT64_MAX;
     for (uint64_t t : subcore_ready_) next = std::min(next, t);

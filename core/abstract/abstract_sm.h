@@ -122,6 +122,9 @@ class AbstractSm {
   }
   // Sub-core `sc` cannot issue an instruction needing `resource` at `now`, whatever the warp.
   bool resource_refused(uint32_t resource, uint32_t sc, uint64_t now) const;
+  // The first cycle after `now` at which `resource` (one bit), refused at `now`,
+  // may be free for sub-core `sc` as far as is known now (at most a few cycles on).
+  uint64_t resource_free_from(uint32_t resource, uint32_t sc, uint64_t now) const;
 
   const AbstractKernel& k_;
   const SmWorkload* work_ = nullptr;
