@@ -16,14 +16,14 @@ AbstractSm::AbstractSm(const AbstractKernel& kernel)
       view_(spec_.max_warps),
       units_(spec_),
       collectors_(spec_),
+      layout_(spec_.max_warps, spec_.subcores),
+      candidates_(spec_.max_warps, spec_.subcores, 1 + uint32_t(spec_.units.size())),
       warm_from_(kernel.blocks->blocks().size(), UINT64_MAX),
       subcore_ready_(spec_.subcores, UINT64_MAX),
-      ready_(spec_.subcores, 0),
       waiting_(spec_.subcores),
       block_of_slot_(spec_.max_blocks, 0) {
   if (spec_.max_warps > 64 * spec_.subcores)
     throw std::invalid_argument("abstract model: more than 64 warps per sub-core (sm.max_warps / sm.subcores)");
-  for (auto& heap : waiting_) heap.reserve(spec_.max_warps);
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) schedulers_.push_back(make_warp_scheduler(spec_, sc));
   two_level_ = spec_.scheduler == WarpSchedulerPolicy::kTwoLevel;
   finishing_.reserve(spec_.max_warps);
@@ -47,22 +47,30 @@ bool AbstractSm::enter_next_block(Warp& w, uint64_t now) {
   return true;
 }
 
-void AbstractSm::wake(uint32_t slot) {
-  const uint32_t sc = slot % spec_.subcores;
-  auto& heap = waiting_[sc];
-  heap.emplace_back(warps_[slot].ready_at, slot);
-  std::push_heap(heap.begin(), heap.end(), std::greater<>());
-  subcore_ready_[sc] = std::min(subcore_ready_[sc], warps_[slot].ready_at);
+void AbstractSm::wake(uint32_t slot, uint64_t now) {
+  const uint32_t sc = layout_.subcore(slot);
+  const uint64_t ready_at = warps_[slot].ready_at;
+  view_[slot].scoreboard_blocked = true;
+  candidates_.update(slot, view_[slot]);
+  waiting_[sc].add(layout_.index(slot), ready_at, now);
+  subcore_ready_[sc] = std::min(subcore_ready_[sc], ready_at);
 }
 
 void AbstractSm::requeue(uint32_t slot, uint64_t now) {
   const Warp& w = warps_[slot];
-  if (!w.issuing || w.at_barrier) {
-    clear_ready(slot);
-  } else if (w.ready_at > now) {
-    clear_ready(slot);
-    wake(slot);
-  }
+  WarpState& v = view_[slot];
+  v.active = w.issuing;
+  v.at_barrier = w.at_barrier;
+  if (w.issuing) v.next_resource = resource_of(k_.timing->insts[w.inst]);
+  if (w.issuing && !w.at_barrier && w.ready_at > now) wake(slot, now);
+  else candidates_.update(slot, v);
+}
+
+bool AbstractSm::resource_refused(uint32_t resource, uint32_t sc, uint64_t now) const {
+  if (resource == 0) return false;
+  if (resource & 1u) return ldst_free_ > now || (ldst_cycle_ == now && ldst_issued_ >= spec_.ldst_issue_per_cycle);
+  const uint32_t unit = uint32_t(std::countr_zero(resource)) - 1;
+  return !collectors_.available(sc, now) || units_.free_pipeline(sc, unit, now) == ExecutionUnits::kNone;
 }
 
 void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t now) {
@@ -91,14 +99,18 @@ void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t n
     w.path_end = ew.path_end;
     w.memory = ew.memory_begin;
     stats_.thread_insts += ew.thread_insts;
-    view_[slot] = WarpState();
-    view_[slot].age = launch_seq_++;
-    base_of(schedulers_[slot % spec_.subcores]).add_warp(slot);
+    WarpState& v = view_[slot];
+    v = WarpState();
+    v.age = launch_seq_++;
+    v.next_fetch = 1;  // (the abstract model has no fetch: its next instruction is always there)
+    base_of(schedulers_[layout_.subcore(slot)]).add_warp(slot);
     if (enter_next_block(w, now)) {
-      w.issuing = true;
+      w.issuing = v.active = true;
+      v.next_resource = resource_of(k_.timing->insts[w.inst]);
       w.ready_at = now + (w.cold ? k_.timing->startup_cold : k_.timing->startup_warm);
-      wake(slot);
+      wake(slot, now);
     } else {
+      candidates_.update(slot, v);
       ++empty;
     }
   }
@@ -115,7 +127,7 @@ void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t n
 void AbstractSm::finish_warp(uint32_t slot, uint64_t now) {
   Warp& w = warps_[slot];
   if (in_issue_) finished_in_issue_.push_back(slot);
-  else base_of(schedulers_[slot % spec_.subcores]).remove_warp(slot);
+  else base_of(schedulers_[layout_.subcore(slot)]).remove_warp(slot);
   slots_.finish_warp(w.block, slot);
   if (slots_.take_retired_blocks() > 0) {
     last_retire_ = std::max(last_retire_, now);
@@ -129,22 +141,19 @@ void AbstractSm::release_barriers(uint64_t now) {
   slots_.release_barriers([&](uint32_t slot) {
     Warp& w = warps_[slot];
     if (!w.at_barrier) return;
-    w.at_barrier = false;
+    w.at_barrier = view_[slot].at_barrier = false;
     --warps_at_barrier_;
     w.ready_at = std::max(w.ready_at, now + w.barrier_delay);
-    wake(slot);
+    wake(slot, now);
   });
 }
 
 uint64_t AbstractSm::results_ready(Warp& w, const CharacterisedInstruction& ci, uint64_t now) {
   const TimedInstruction& reader = (*k_.program)[ci.static_id];
+  prune_results(w, now);
   uint64_t ready = 0;
-  for (uint32_t i = 0; i < w.pending;) {
+  for (uint32_t i = 0; i < w.pending; ++i) {
     const PendingResult& p = w.results[i];
-    if (p.done <= now) {
-      w.results[i] = w.results[--w.pending];
-      continue;
-    }
     const TimedInstruction& writer = (*k_.program)[p.static_id];
     bool reads = false;
     for (uint32_t d = 0; d < writer.num_dsts && !reads; ++d) {
@@ -152,9 +161,15 @@ uint64_t AbstractSm::results_ready(Warp& w, const CharacterisedInstruction& ci, 
       for (uint32_t s = 0; s < reader.num_dsts; ++s) reads |= reader.dsts[s] == writer.dsts[d];
     }
     if (reads) ready = std::max(ready, p.done);
-    ++i;
   }
   return ready;
+}
+
+void AbstractSm::prune_results(Warp& w, uint64_t now) {
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < w.pending; ++i)
+    if (w.results[i].done > now) w.results[kept++] = w.results[i];
+  w.pending = kept;
 }
 
 uint64_t AbstractSm::bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, uint64_t now) const {
@@ -234,10 +249,12 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
     if (ci.num_dsts > 0) {
       result = done;
       if (done > now + ci.result_latency) {
+        if (w.pending == kPendingResults) prune_results(w, now);
         if (w.pending == kPendingResults) {
           // No room to track it: the warp waits for the oldest.
           w.ready_at = std::max(w.ready_at, w.results[0].done);
-          w.results[0] = w.results[--w.pending];
+          std::copy(w.results.begin() + 1, w.results.end(), w.results.begin());
+          --w.pending;
         }
         w.results[w.pending++] = PendingResult{ci.static_id, done};
       }
@@ -269,61 +286,98 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
 
 void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   if (subcore_ready_[sc] > now) return;
-  auto& heap = waiting_[sc];
-  while (!heap.empty() && heap.front().first <= now) {
-    set_ready(heap.front().second);
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-    heap.pop_back();
+  for (uint64_t due = waiting_[sc].take_due(now); due != 0; due &= due - 1) {
+    const uint32_t slot = layout_.slot(sc, uint32_t(std::countr_zero(due)));
+    view_[slot].scoreboard_blocked = false;
+    candidates_.update(slot, view_[slot]);
   }
-  uint64_t next = heap.empty() ? UINT64_MAX : heap.front().first;
-  if (ready_[sc] == 0) {
-    subcore_ready_[sc] = next;
+  const uint64_t ready = candidates_.eligible_word(sc, 0, 0);
+  if (ready == 0) {
+    subcore_ready_[sc] = waiting_[sc].earliest();
     return;
   }
   AnyWarpScheduler& scheduler = schedulers_[sc];
   uint32_t issued = 0, units_used = 0;
+  // Resources looked at this cycle, and those refused: a refused one removes
+  // all its warps, which would fail without a side effect that matters (a
+  // warp's dependence wait, found later, gives it the same ready_at).
+  uint32_t checked = 0, blocked = 0;
   in_issue_ = true;
+  // Offers the issue slot to a ready warp; true when the sub-core issues no more this cycle.
   auto offer = [&](uint32_t slot) {
-    if (!is_ready(slot)) return;
-    if (issued >= spec_.issue_width) {
-      next = now + 1;
-      return;
+    const uint32_t resource = view_[slot].next_resource;
+    if (resource & ~checked) {
+      checked |= resource;
+      if (resource_refused(resource, sc, now)) {
+        blocked |= resource;
+        return false;
+      }
     }
     if (try_issue(warps_[slot], slot, sc, now, units_used)) ++issued;
     requeue(slot, now);
-    if (is_ready(slot)) next = now + 1;  // held back by a busy unit: again next cycle
+    return issued >= spec_.issue_width;
   };
-  if (!two_level_ && (ready_[sc] & (ready_[sc] - 1)) == 0) {
+  if (!two_level_ && (ready & (ready - 1)) == 0) {
     // One warp can issue: the policy's order does not matter.
-    offer(uint32_t(std::countr_zero(ready_[sc])) * spec_.subcores + sc);
+    offer(layout_.slot(sc, uint32_t(std::countr_zero(ready))));
   } else if (GtoScheduler* gto = std::get_if<GtoScheduler>(&scheduler)) {
     // Greedy then oldest (GtoScheduler::order() without building the list).
     const uint32_t greedy = gto->last_issued();
-    if (greedy != UINT32_MAX && greedy % spec_.subcores == sc) offer(greedy);
-    for (uint32_t slot : gto->by_age(view_))
-      if (slot != greedy) offer(slot);
+    bool done = greedy != UINT32_MAX && layout_.subcore(greedy) == sc && candidates_.eligible(greedy, 0) && offer(greedy);
+    for (uint32_t slot : gto->by_age(view_)) {
+      if (done) break;
+      if (slot != greedy && candidates_.eligible(slot, blocked)) done = offer(slot);
+    }
   } else if (std::holds_alternative<LrrScheduler>(scheduler)) {
     // Loose round robin (LrrScheduler::order()) over the ready warps only: from
     // the first slot after the last issued one, then wrapping round. Offering a
-    // warp changes no other warp's ready bit, so a snapshot of the bits is exact.
-    const uint64_t ready = ready_[sc];
+    // warp makes no other warp ready, so the warps left to offer are a snapshot
+    // of the ready bits less those offered or refused their resource.
     const uint32_t last = base_of(scheduler).last_issued();
-    const uint32_t first_bit = last == UINT32_MAX || last < sc ? 0 : (last - sc) / spec_.subcores + 1;
-    const uint64_t after = first_bit >= 64 ? 0 : ready & (~uint64_t(0) << first_bit);
-    for (uint64_t m = after; m != 0; m &= m - 1) offer(uint32_t(std::countr_zero(m)) * spec_.subcores + sc);
-    for (uint64_t m = ready & ~after; m != 0; m &= m - 1) offer(uint32_t(std::countr_zero(m)) * spec_.subcores + sc);
+    const uint32_t first_bit = last == UINT32_MAX || last < sc ? 0 : layout_.index(last) + 1;
+    const uint64_t after = first_bit >= 64 ? 0 : ~uint64_t(0) << first_bit;
+    uint64_t left = ready;
+    while (left != 0) {
+      const uint64_t later = left & after;
+      const uint32_t index = uint32_t(std::countr_zero(later != 0 ? later : left));
+      left &= ~(uint64_t(1) << index);
+      const uint32_t blocked_before = blocked;
+      if (offer(layout_.slot(sc, index))) break;
+      if (blocked != blocked_before) left &= candidates_.eligible_word(sc, 0, blocked);
+    }
   } else {
     if (two_level_)
       for (uint32_t slot : base_of(scheduler).resident()) view_[slot].outstanding_memory = warps_[slot].memory_done > now;
     const IssueOrder order = std::visit([&](auto& policy) { return policy.order(view_); }, scheduler);
-    for (uint32_t slot : order.head) offer(slot);
-    for (uint32_t slot : order.tail) offer(slot);
+    bool done = false;
+    for (uint32_t slot : order.head)
+      if (!done && candidates_.eligible(slot, blocked)) done = offer(slot);
+    for (uint32_t slot : order.tail)
+      if (!done && candidates_.eligible(slot, blocked)) done = offer(slot);
   }
   in_issue_ = false;
   for (uint32_t slot : finished_in_issue_) base_of(scheduler).remove_warp(slot);
   finished_in_issue_.clear();
-  if (issued > 0) next = now + 1;
-  subcore_ready_[sc] = std::min(next, heap.empty() ? UINT64_MAX : heap.front().first);
+  // The sub-core's next chance: with no warp ready, the first waiting one's
+  // cycle (a warp woken earlier lowers it). Warps still ready after an issue
+  // (held back by the issue width or a resource) try again next cycle. With no
+  // issue, every warp still ready was refused its resource: nothing changes
+  // before one of those frees (an issue elsewhere can only hold the shared
+  // LD/ST unit longer).
+  uint64_t next = waiting_[sc].earliest();
+  if (candidates_.eligible_word(sc, 0, 0) != 0) {
+    if (issued > 0) next = now + 1;
+    for (uint32_t m = blocked; m != 0 && next > now + 1; m &= m - 1)
+      next = std::min(next, resource_free_from(m & (~m + 1), sc, now));
+  }
+  subcore_ready_[sc] = next;
+}
+
+uint64_t AbstractSm::resource_free_from(uint32_t resource, uint32_t sc, uint64_t now) const {
+  constexpr uint64_t kLookAhead = 8;
+  for (uint64_t t = now + 1; t <= now + kLookAhead; ++t)
+    if (!resource_refused(resource, sc, t)) return t;
+  return now + kLookAhead + 1;
 }
 
 AbstractSmResult AbstractSm::run(const SmWorkload& work) {
@@ -354,6 +408,7 @@ AbstractSmResult AbstractSm::run(const SmWorkload& work) {
     const uint32_t first = uint32_t(now % spec_.subcores);
     for (uint32_t i = 0; i < spec_.subcores; ++i) issue_subcore((first + i) % spec_.subcores, now);
     release_barriers(now);
+    if (slots_.resident_blocks() == 0 && next_block == blocks) break;  // the last warp finished in this issue
     // The next cycle in which anything can happen.
     uint64_t next = UINT64_MAX;
     for (uint64_t t : subcore_ready_) next = std::min(next, t);

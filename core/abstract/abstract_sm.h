@@ -11,10 +11,13 @@
 // comes later than in the characterisation holds back the first instruction
 // that reads its result; an SM's share of the kernel's L2 and DRAM bandwidth
 // (share_bandwidth(), core/abstract/memory_levels.h) is a queue. Ready warps
-// are kept per sub-core (a bit each) and waiting ones in a heap by the cycle
-// they can issue, so only warps that can issue are offered to the scheduler.
-// Time jumps over cycles in which no sub-core can issue. Independent of
-// every other SM: SMs of a kernel run on any thread in any order.
+// are kept per sub-core as bit sets, with one bit set per issue resource
+// (core/sm/issue_candidates.h), and waiting ones in a calendar by the cycle
+// they can issue (core/abstract/wake_calendar.h): the scheduler's order is
+// walked over the ready warps only, and a resource refused in a cycle
+// removes all its warps at once. Time jumps over cycles in which no
+// sub-core can issue. Independent of every other SM: SMs of a kernel run on
+// any thread in any order.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -25,9 +28,12 @@
 #include "core/abstract/characterisation.h"
 #include "core/abstract/memory_levels.h"
 #include "core/abstract/sm_workload.h"
+#include "core/abstract/wake_calendar.h"
 #include "core/block_slots.h"
 #include "core/sm/execution_units.h"
+#include "core/sm/issue_candidates.h"
 #include "core/sm/operand_collector.h"
+#include "core/sm/slot_layout.h"
 #include "core/sm/warp_scheduler_registry.h"
 #include "core/sm/warp_state.h"
 #include "core/sm_stats.h"
@@ -78,7 +84,7 @@ class AbstractSm {
     bool cold = false;
     bool at_barrier = false;
     bool issuing = false;             // instructions left to issue
-    uint32_t pending = 0;
+    uint32_t pending = 0;             // results[0, pending): in issue order
     // LDGSTS groups (DEPBAR): closed so far, and when each of the last kCopyGroups completes.
     uint32_t groups_closed = 0;
     std::array<uint64_t, kCopyGroups> group_done{};
@@ -95,17 +101,30 @@ class AbstractSm {
   bool try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used);
   uint64_t bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, uint64_t now) const;
   uint64_t results_ready(Warp& w, const CharacterisedInstruction& ci, uint64_t now);
+  // Forgets the results written back by `now`, keeping the others in issue order: what
+  // the list holds then depends only on `now`, not on when the warp was last looked at.
+  void prune_results(Warp& w, uint64_t now);
   void finish_warp(uint32_t slot, uint64_t now);
   void release_barriers(uint64_t now);
-  void wake(uint32_t slot);
-  // Ready lists: per sub-core a bit per resident warp that may issue now
-  // (bit slot / subcores), and a min-heap of (ready_at, slot) of the warps
-  // waiting for a known cycle. An issuing warp not at a barrier is in exactly one.
-  void set_ready(uint32_t slot) { ready_[slot % spec_.subcores] |= uint64_t(1) << (slot / spec_.subcores); }
-  void clear_ready(uint32_t slot) { ready_[slot % spec_.subcores] &= ~(uint64_t(1) << (slot / spec_.subcores)); }
-  bool is_ready(uint32_t slot) const { return ready_[slot % spec_.subcores] >> (slot / spec_.subcores) & 1u; }
-  // After an issue attempt at `now`: the warp leaves the ready list if it cannot issue before a later cycle.
+  // Ready warps: per sub-core the candidates' bits (IssueCandidates, from
+  // view_: active = issuing, at_barrier, scoreboard_blocked = waiting in the
+  // calendar for ready_at, next_resource = what its next instruction needs),
+  // and the calendar of the waiting ones. An issuing warp not at a barrier is
+  // either ready or in the calendar.
+  // The warp waits in the calendar until its ready_at.
+  void wake(uint32_t slot, uint64_t now);
+  // After an issue attempt at `now`: the warp's next instruction and state,
+  // and the calendar if it cannot issue before a later cycle.
   void requeue(uint32_t slot, uint64_t now);
+  // The issue resource of an instruction: the LD/ST unit (bit 0) or its unit class u (bit 1 + u), 0 for none.
+  static uint32_t resource_of(const CharacterisedInstruction& ci) {
+    return ci.memory ? 1u : ci.unit == kNoUnit ? 0u : 2u << ci.unit;
+  }
+  // Sub-core `sc` cannot issue an instruction needing `resource` at `now`, whatever the warp.
+  bool resource_refused(uint32_t resource, uint32_t sc, uint64_t now) const;
+  // The first cycle after `now` at which `resource` (one bit), refused at `now`,
+  // may be free for sub-core `sc` as far as is known now (at most a few cycles on).
+  uint64_t resource_free_from(uint32_t resource, uint32_t sc, uint64_t now) const;
 
   const AbstractKernel& k_;
   const SmWorkload* work_ = nullptr;
@@ -118,6 +137,8 @@ class AbstractSm {
   bool two_level_ = false;
   ExecutionUnits units_;
   OperandCollector collectors_;
+  SlotLayout layout_;
+  IssueCandidates candidates_;
   uint64_t ldst_free_ = 0, ldst_cycle_ = UINT64_MAX;
   uint32_t ldst_issued_ = 0;
   uint64_t l2_free_ = 0, dram_free_ = 0;  // in 1/256 cycles
@@ -125,8 +146,7 @@ class AbstractSm {
   // not fetched yet). A warp that enters it earlier meets the same misses.
   std::vector<uint64_t> warm_from_;
   std::vector<uint64_t> subcore_ready_;   // no warp of the sub-core can issue before
-  std::vector<uint64_t> ready_;           // per sub-core
-  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> waiting_;  // per sub-core, heaps (std::greater)
+  std::vector<WakeCalendar> waiting_;     // per sub-core
   uint32_t warps_at_barrier_ = 0;
   std::vector<std::pair<uint64_t, uint32_t>> finishing_;  // (cycle, warp slot): done issuing, results in flight
   std::vector<uint32_t> finished_in_issue_;
