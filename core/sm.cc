@@ -232,6 +232,7 @@ void Sm::issue(uint32_t sc, uint64_t now) {
   // it issues leaves that list only after the loop (finish_warp_if_done).
   const IssueOrder order = std::visit([&](auto& policy) { return policy.order(warps_); }, schedulers_[sc]);
   issuing_ = true;
+  candidates_.settle(sc);  // a warp updated from here on makes the sub-core changed again
   // Offers the issue slot to the warp in `slot`: true if it issued, else `why` says why not.
   auto offer = [&](uint32_t slot, StallReason& why) {
     WarpState& w = warps_[slot];
@@ -325,7 +326,16 @@ bool Sm::tick(uint64_t now) {
   // Sub-cores share the LD/ST unit; the one that tries first rotates every
   // cycle (fair memory issue, papers/volta-memory-system.txt Table II).
   const uint32_t first = uint32_t(now % spec_.subcores);
-  for (uint32_t i = 0; i < spec_.subcores; ++i) issue((first + i) % spec_.subcores, now);
+  for (uint32_t i = 0; i < spec_.subcores; ++i) {
+    const uint32_t sc = (first + i) % spec_.subcores;
+    // A sub-core without candidates whose warps did not change since its last
+    // issue: the same first warp stalls for the same reason.
+    if (candidates_.unchanged_without_candidates(sc)) {
+      ++stats_.stalls[size_t(last_stall_[sc])];
+      continue;
+    }
+    issue(sc, now);
+  }
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) {
     fetch_.fetch(sc, now, warps_, *program_);
     for (uint32_t slot : fetch_.filled()) candidates_.update(slot, warps_[slot]);

@@ -28,10 +28,12 @@ class IssueCandidates {
         words_((((warps + subcores - 1) / subcores) + 63) / 64),
         ready_(size_t(subcores) * words_, 0),
         needs_(size_t(subcores) * words_ * resources, 0),
-        resource_of_(warps, 0) {}
+        resource_of_(warps, 0),
+        changed_(subcores, 1) {}
 
   void update(uint32_t slot, const WarpState& w) {
     const uint32_t sc = layout_.subcore(slot), index = layout_.index(slot);
+    changed_[sc] = 1;
     const size_t word = size_t(sc) * words_ + index / 64;
     const uint64_t bit = uint64_t(1) << (index % 64);
     const bool ready = w.active && w.next_issue < w.next_fetch && !w.at_barrier && !w.scoreboard_blocked;
@@ -49,6 +51,17 @@ class IssueCandidates {
     const uint32_t sc = layout_.subcore(slot), index = layout_.index(slot);
     return (ready_[size_t(sc) * words_ + index / 64] >> (index % 64) & 1) && !(resource_of_[slot] & blocked);
   }
+
+  // Sub-core `sc` has no candidate and no warp of it was updated since
+  // settle(sc): its issue would find what it found then.
+  bool unchanged_without_candidates(uint32_t sc) const {
+    if (changed_[sc]) return false;
+    for (uint32_t word = 0; word < words_; ++word)
+      if (ready_[size_t(sc) * words_ + word] != 0) return false;
+    return true;
+  }
+  // Issue has seen sub-core `sc` as it is now.
+  void settle(uint32_t sc) { changed_[sc] = 0; }
 
   // Each sub-core's warps fit one word (at most 64 per sub-core).
   bool single_word() const { return words_ == 1; }
@@ -73,6 +86,7 @@ class IssueCandidates {
   std::vector<uint64_t> ready_;         // per sub-core word
   std::vector<uint64_t> needs_;         // per sub-core word, per resource
   std::vector<uint32_t> resource_of_;   // per slot: the resource mask its bits in needs_ stand for
+  std::vector<uint8_t> changed_;        // per sub-core: a warp of it was updated since settle()
 };
 
 }  // namespace lockstep
