@@ -121,11 +121,16 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
     return;
   }
   // Constant loads and the like come without addresses in traces.
-  LaneBuffer lane_buffer;
-  const std::span<const uint64_t> lanes =
-      ti.has_addresses ? trace.lane_addresses(wi, lane_buffer) : std::span<const uint64_t>();
   sectors_.clear();
-  coalesce(lanes, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
+  uint64_t first = 0, stride = 0;
+  if (ti.has_addresses && active_lanes > 0 && trace.addrs.strided(wi.addr_ref, active_lanes, &first, &stride)) {
+    coalesce_strided(first, stride, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
+  } else {
+    LaneBuffer lane_buffer;
+    const std::span<const uint64_t> lanes =
+        ti.has_addresses ? trace.lane_addresses(wi, lane_buffer) : std::span<const uint64_t>();
+    coalesce(lanes, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
+  }
   const SmAccessOp op = access_op(ti.op);
   stats_.count_sector_request(ti.space, op, uint32_t(sectors_.size()));
   if (sectors_.empty()) return;
