@@ -8,8 +8,8 @@
 // model's, the speed-up; the agreement of the two models' totals (L1 and L2
 // hit rates in both, DRAM read and write sectors relative to the cycle
 // model); the memory model's peak RSS. Last, the memory model's peak RSS on
-// stencil2d at 1M and --rss-scale x that (x the blocks), so that
-// RSS against trace length can be read off directly.
+// stencil2d (x the blocks) and vecadd (x the block length) at 1M and
+// --rss-scale x that, so that RSS against trace length can be read off directly.
 //
 // usage: memory_model [--size 2M] [--gpu QV100] [--rss-scale 100] [--traces DIR] [--workdir DIR]
 #include <sys/resource.h>
@@ -158,16 +158,19 @@ int main(int argc, char** argv) {
                         "lud-kernel8-sm70", "ffma-4096-16-h100"})
     if (fs::exists(traces / t)) compare(lockstep, std::string("real: ") + t, (traces / t).string(), "", json);
   // RSS against trace length: stencil2d grows by blocks of the same length
-  // (more sweeps over the grid), so x the instructions is x the blocks.
-  std::printf("\nmemory model peak RSS, stencil2d (x the blocks for x the instructions):\n");
-  for (uint32_t scale : {1u, rss_scale}) {
-    const uint64_t n = lockstep::parse_size("1M") * scale;
-    const fs::path lst = generate(lockstep, workdir, "stencil2d", n, 80);
-    if (lst.empty()) return 1;
-    const Run m = run_lockstep(lockstep, lst.string(), gpu, json, "memory");
-    std::printf("  %12.0f warp insts: %7.1f MB peak RSS, %.2f M warp insts per CPU second\n", m.insts, m.rss_mb,
-                m.cpu > 0 ? m.insts / m.cpu / 1e6 : 0.0);
-    fs::remove(lst);
+  // (more sweeps over the grid), so x the instructions is x the blocks;
+  // vecadd (grid-stride) by longer blocks, one wave of them.
+  for (const char* w : {"stencil2d", "vecadd"}) {
+    std::printf("\nmemory model peak RSS, %s (x the instructions):\n", w);
+    for (uint32_t scale : {1u, rss_scale}) {
+      const uint64_t n = lockstep::parse_size("1M") * scale;
+      const fs::path lst = generate(lockstep, workdir, w, n, 80);
+      if (lst.empty()) return 1;
+      const Run m = run_lockstep(lockstep, lst.string(), gpu, json, "memory");
+      std::printf("  %12.0f warp insts: %7.1f MB peak RSS, %.2f M warp insts per CPU second\n", m.insts, m.rss_mb,
+                  m.cpu > 0 ? m.insts / m.cpu / 1e6 : 0.0);
+      fs::remove(lst);
+    }
   }
   return 0;
 }

@@ -1,6 +1,8 @@
 #include "core/coalescer.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 
 namespace lockstep {
 namespace {
@@ -22,6 +24,12 @@ inline size_t back_to_back(const uint64_t* at, size_t available, uint32_t lanes,
   for (uint64_t expect = available ? at[0] : 0; lanes != 0 && n < available; lanes &= lanes - 1, ++n, expect += bytes)
     if (at[n] != expect) return 0;
   return n;
+}
+
+// One request per sector of the bytes [begin, end), in address order.
+inline void append_range(uint64_t begin, uint64_t end, std::vector<SectorAccess>& out) {
+  for (uint64_t s = begin / kSectorBytes; s <= (end - 1) / kSectorBytes; ++s)
+    out.push_back(SectorAccess{s, bytes_in_sector(begin, end, s)});
 }
 
 struct GroupRequests {
@@ -65,9 +73,7 @@ void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_by
     // Unit stride (the common case): the group reads one range of bytes, its
     // sectors in address order, each once.
     if (const size_t n = back_to_back(addrs.data() + next, addrs.size() - next, lanes, bytes); n > 0) {
-      const uint64_t begin = addrs[next], end = begin + n * bytes;
-      for (uint64_t s = begin / kSectorBytes; s <= (end - 1) / kSectorBytes; ++s)
-        out.push_back(SectorAccess{s, bytes_in_sector(begin, end, s)});
+      append_range(addrs[next], addrs[next] + n * bytes, out);
       next += n;
       continue;
     }
@@ -82,6 +88,27 @@ void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_by
         requests.touch(s, bytes_in_sector(a, a + bytes, s));
       }
     }
+  }
+}
+
+void coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t access_bytes, uint32_t group_threads,
+                      std::vector<SectorAccess>& out) {
+  const uint32_t group = std::clamp(group_threads, 1u, 32u);
+  const uint32_t bytes = std::clamp(access_bytes, 1u, 128u);
+  const uint32_t lanes = uint32_t(std::popcount(mask));
+  if (stride != bytes) {
+    std::array<uint64_t, 32> a;
+    for (uint32_t k = 0; k < lanes; ++k) a[k] = first + k * stride;
+    coalesce(std::span<const uint64_t>(a.data(), lanes), mask, access_bytes, group_threads, out);
+    return;
+  }
+  // Back to back: each group reads one range of bytes (coalesce()'s unit-stride case).
+  uint64_t begin = first;
+  for (uint32_t g = 0; g < 32; g += group) {
+    const uint32_t n = uint32_t(std::popcount(mask & uint32_t(((uint64_t(1) << group) - 1) << g)));
+    if (n == 0) continue;
+    append_range(begin, begin + uint64_t(n) * bytes, out);
+    begin += uint64_t(n) * bytes;
   }
 }
 

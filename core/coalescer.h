@@ -21,5 +21,10 @@ struct SectorAccess {
 // address per active lane of `mask`, lowest lane first.
 void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_bytes, uint32_t group_threads,
               std::vector<SectorAccess>& out);
+// coalesce() of the addresses first + k * stride (k = 0, 1, ... over the
+// active lanes of `mask`, lowest lane first): the same requests, without the
+// addresses written out when the lanes access back-to-back bytes.
+void coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t access_bytes, uint32_t group_threads,
+                      std::vector<SectorAccess>& out);
 
 }  // namespace lockstep

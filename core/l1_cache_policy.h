@@ -53,8 +53,15 @@ class L1CachePolicy {
   void start_kernel(uint32_t l1_kb);
   // A cached load of the sector of addr: true when it hits (the line becomes most recently used).
   bool load_hits(uint64_t addr) { return cache_.read_hit(addr); }
+  // The same for the sectors `sectors` (bit s: sector s) of the line holding
+  // addr, in one lookup: the sectors that hit (the line becomes most recently used when one does).
+  uint32_t load_hit_sectors(uint64_t addr, uint32_t sectors) { return cache_.read_hit_sectors(addr, sectors); }
   // A store's bytes: a present line is updated, an absent one is not allocated.
   void store(uint64_t addr, uint32_t byte_mask) { cache_.write(addr, byte_mask, false); }
+  // store() of the sectors `sectors` of the line holding addr, sector s taking byte_masks[s], in one lookup.
+  void store_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks) {
+    cache_.write_sectors(addr, sectors, byte_masks, false);
+  }
   // A cached load's sector arrived: allocate on fill.
   void fill(uint64_t addr) { cache_.fill(addr); }
   // fill() of the sectors of the line holding addr in `sectors` (bit s: sector s), in one lookup.

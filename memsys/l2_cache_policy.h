@@ -67,6 +67,10 @@ class L2CachePolicy {
   static bool write_hit(SectorState state) { return state != SectorState::kLineMiss; }
   // A write to the sector of addr must first read it from DRAM (l2.write_validate = false, and not readable).
   bool write_needs_fetch(uint64_t addr) const { return !write_validate_ && !readable(lookup(addr)); }
+  // The same for the sectors `sectors` (bit s: sector s) of the line holding addr: those that must be read first.
+  uint32_t write_fetch_sectors(uint64_t addr, uint32_t sectors) const {
+    return write_validate_ ? 0 : sectors & ~readable_sectors(addr, sectors);
+  }
   // The sectors of the line holding addr (bit s: sector s) among `sectors`
   // that a read would have to fetch.
   uint32_t sectors_to_fetch(uint64_t addr, uint32_t sectors) const;
@@ -83,11 +87,16 @@ class L2CachePolicy {
   VictimWriteBacks fill(uint64_t addr) { return writebacks_of(cache_.fill(addr)); }
   // Line-granular forms (one lookup per line) for the sectors `sectors` (bit s:
   // sector s) of the line holding addr, as the per-sector calls in ascending
-  // sector order: the readable ones among them; fill(); write().
+  // sector order: the readable ones among them; hit_if_readable(); fill();
+  // write() (each sector its own bytes, or the same bytes for every sector).
   uint32_t readable_sectors(uint64_t addr, uint32_t sectors) const { return cache_.readable_sectors(addr, sectors); }
+  uint32_t hit_sectors_if_readable(uint64_t addr, uint32_t sectors) { return cache_.read_hit_sectors(addr, sectors); }
   VictimWriteBacks fill_sectors(uint64_t addr, uint32_t sectors) { return writebacks_of(cache_.fill_sectors(addr, sectors)); }
   VictimWriteBacks write_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks) {
     return writebacks_of(cache_.write_sectors(addr, sectors, byte_masks, true));
+  }
+  VictimWriteBacks write_sectors(uint64_t addr, uint32_t sectors, uint32_t byte_mask) {
+    return writebacks_of(cache_.write_sectors(addr, sectors, byte_mask, true));
   }
   // Copy engine: bytes [addr, addr + bytes) of one sector land as written data; victims are dropped.
   void warm(uint64_t addr, uint32_t bytes);

@@ -204,15 +204,26 @@ Eviction SectorCache::write(uint64_t addr, uint32_t byte_mask, bool allocate_lin
   return ev;
 }
 
-uint32_t SectorCache::readable_sectors(uint64_t addr, uint32_t sectors) const {
-  const uint32_t li = find(addr >> line_shift_).line;
-  if (li == kNoLine) return 0;
-  const uint32_t* m = masks(li);
+uint32_t SectorCache::readable_in(uint32_t line_index, uint32_t sectors) const {
+  const uint32_t* m = masks(line_index);
   uint32_t readable = 0;
-  for (uint32_t v = sectors & lines_[li].valid; v != 0; v &= v - 1) {
+  for (uint32_t v = sectors & lines_[line_index].valid; v != 0; v &= v - 1) {
     const uint32_t s = uint32_t(std::countr_zero(v));
     if (m[s] == full_mask_) readable |= 1u << s;
   }
+  return readable;
+}
+
+uint32_t SectorCache::readable_sectors(uint64_t addr, uint32_t sectors) const {
+  const uint32_t li = find(addr >> line_shift_).line;
+  return li == kNoLine ? 0 : readable_in(li, sectors);
+}
+
+uint32_t SectorCache::read_hit_sectors(uint64_t addr, uint32_t sectors) {
+  const TagSlot found = find(addr >> line_shift_);
+  if (found.line == kNoLine) return 0;
+  const uint32_t readable = readable_in(found.line, sectors);
+  if (readable != 0) make_mru(found.set, found.line - index_of(found.set, 0));
   return readable;
 }
 
@@ -226,7 +237,8 @@ Eviction SectorCache::fill_sectors(uint64_t addr, uint32_t sectors) {
   return ev;
 }
 
-Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks, bool allocate_line) {
+template <typename BytesOf>
+Eviction SectorCache::write_sectors_with(uint64_t addr, uint32_t sectors, bool allocate_line, BytesOf&& bytes_of) {
   Eviction ev;
   if (sectors == 0) return ev;
   const uint32_t li = use_line(addr, allocate_line, ev);
@@ -237,9 +249,17 @@ Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, const uint3
   uint32_t* m = masks(li);
   for (uint32_t v = sectors; v != 0; v &= v - 1) {
     const uint32_t s = uint32_t(std::countr_zero(v));
-    m[s] |= byte_masks[s] & full_mask_;
+    m[s] |= bytes_of(s) & full_mask_;
   }
   return ev;
+}
+
+Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks, bool allocate_line) {
+  return write_sectors_with(addr, sectors, allocate_line, [byte_masks](uint32_t s) { return byte_masks[s]; });
+}
+
+Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, uint32_t byte_mask, bool allocate_line) {
+  return write_sectors_with(addr, sectors, allocate_line, [byte_mask](uint32_t) { return byte_mask; });
 }
 
 void SectorCache::invalidate_all() {

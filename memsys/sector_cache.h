@@ -114,9 +114,14 @@ class SectorCache {
   // sector order (only the first can allocate, so at most one eviction):
   //   readable_sectors  the sectors among `sectors` for which probe() is kHit
   //   fill_sectors      fill() of each sector (above)
+  //   read_hit_sectors  read_hit() of each sector: the readable ones (the line
+  //                     becomes most recently used when there is one)
   //   write_sectors     write(sector s, byte_masks[s], allocate) of each sector
+  //                     (or the same byte_mask for every sector)
   uint32_t readable_sectors(uint64_t addr, uint32_t sectors) const;
+  uint32_t read_hit_sectors(uint64_t addr, uint32_t sectors);
   Eviction write_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks, bool allocate);
+  Eviction write_sectors(uint64_t addr, uint32_t sectors, uint32_t byte_mask, bool allocate);
 
   // Drop every line (dirty data is discarded: write-through owners only, or tests).
   void invalidate_all();
@@ -170,6 +175,11 @@ class SectorCache {
   // The line holding addr made most recently used, or (when absent and
   // allocate_line) installed with allocate(); kNoLine when absent and not allocated.
   uint32_t use_line(uint64_t addr, bool allocate_line, Eviction& ev);
+  // The readable sectors among `sectors` of line `line_index`.
+  uint32_t readable_in(uint32_t line_index, uint32_t sectors) const;
+  // write_sectors with the bytes of sector s from bytes_of(s).
+  template <typename BytesOf>
+  Eviction write_sectors_with(uint64_t addr, uint32_t sectors, bool allocate_line, BytesOf&& bytes_of);
   uint32_t index_of(uint32_t set, uint32_t way) const { return set * geometry_.ways + way; }
   uint32_t* masks(uint32_t line_index) { return &byte_masks_[std::size_t(line_index) * sectors_per_line_]; }
   const uint32_t* masks(uint32_t line_index) const { return &byte_masks_[std::size_t(line_index) * sectors_per_line_]; }

@@ -633,28 +633,29 @@ class ChunkDecoder {
       DecSidState& st = s_.sids[mem_slot[wi.static_id] - 1];
       const bool earlier = st.gen == gen;
       const uint8_t kind = kinds_.byte();
+      // A strided record (the common case) is stored as such, its addresses never written out.
+      uint64_t first = 0, stride = 0;
       switch (kind) {
         case kStride: {
           if (lanes < 2) bad(inst_at(i) + "stride address record for a single lane");
-          const uint64_t a0 = base_ + uint64_t(values_.z());
-          const uint64_t stride = uint64_t(values_.z());
-          uint64_t v = a0;
-          a[0] = v;
-          for (uint32_t k = 1; k < lanes; ++k) a[k] = (v += stride);
+          first = base_ + uint64_t(values_.z());
+          stride = uint64_t(values_.z());
+          wi.addr_ref = store.append_strided(first, stride, lanes);
           break;
         }
         case kLanes: {
           uint64_t v = base_ + uint64_t(values_.z());
           a[0] = v;
           for (uint32_t k = 1; k < lanes; ++k) a[k] = (v += uint64_t(values_.z()));
+          first = a[0];
+          wi.addr_ref = store.append(a, lanes);
           break;
         }
         case kRef: {
           if (!rw) bad(inst_at(i) + "REF address record in a warp without a reference warp");
           const uint64_t shift = uint64_t(prev_shift_) + uint64_t(values_.z());
           // The reference warp has this warp's control flow: instruction i, same lanes.
-          rw->addrs.read(rw->insts[i].addr_ref, lanes, a);
-          for (uint32_t k = 0; k < lanes; ++k) a[k] += shift;
+          first = shifted(rw->addrs, rw->insts[i].addr_ref, lanes, shift, store, wi.addr_ref);
           prev_shift_ = int64_t(shift);
           break;
         }
@@ -663,21 +664,35 @@ class ChunkDecoder {
             bad(inst_at(i) + "REPEAT address record without an earlier instance of static id " +
                 std::to_string(wi.static_id) + " with " + std::to_string(lanes) + " lanes in the warp");
           const uint64_t step = uint64_t(st.step) + uint64_t(values_.z());
-          store.read(st.addr_ref, lanes, a);
-          for (uint32_t k = 0; k < lanes; ++k) a[k] += step;
+          first = shifted(store, st.addr_ref, lanes, step, store, wi.addr_ref);
           break;
         }
         default:
           bad(inst_at(i) + "unknown address kind " + std::to_string(kind));
       }
-      wi.addr_ref = store.append(a, lanes);
-      st.step = earlier ? int64_t(a[0] - st.first) : 0;
+      st.step = earlier ? int64_t(first - st.first) : 0;
       st.gen = gen;
       st.addr_ref = wi.addr_ref;
       st.lanes = lanes;
-      st.first = a[0];
-      base_ = a[0];
+      st.first = first;
+      base_ = first;
     }
+  }
+
+  // Appends to `to` record `ref` of `from` (`lanes` addresses) moved by
+  // `shift`, into *out_ref; returns its first address.
+  uint64_t shifted(const LaneAddressStore& from, uint32_t ref, uint32_t lanes, uint64_t shift, LaneAddressStore& to,
+                   uint32_t& out_ref) {
+    uint64_t first = 0, stride = 0;
+    if (from.strided(ref, lanes, &first, &stride)) {
+      out_ref = to.append_strided(first + shift, stride, lanes);
+      return first + shift;
+    }
+    uint64_t* a = a_.data();
+    from.read(ref, lanes, a);
+    for (uint32_t k = 0; k < lanes; ++k) a[k] += shift;
+    out_ref = to.append(a, lanes);
+    return a[0];
   }
 
   const ChunkTableInfo& info_;

@@ -29,6 +29,27 @@ class LaneAddressStore {
   // Stores a[0..lanes) (lanes <= kMaxLanes); returns the record's reference.
   // Throws TraceError beyond 2^30 words (4 GiB of addresses in one warp).
   uint32_t append(const uint64_t* a, uint32_t lanes);
+  // append() of a[k] = first + k * stride, without the addresses written out
+  // (the same record append() makes of them).
+  uint32_t append_strided(uint64_t first, uint64_t stride, uint32_t lanes);
+  // Whether record `ref` of `lanes` addresses is in a stride form; if so, its
+  // a[k] = *first + k * *stride (*stride = 0 for one lane).
+  bool strided(uint32_t ref, uint32_t lanes, uint64_t* first, uint64_t* stride) const {
+    const uint32_t* w = words_.data() + (ref & kIndexMask);
+    switch (ref >> kFormShift) {
+      case kNearStride:
+        if (lanes == 0) return false;
+        *first = base_ + uint64_t(int64_t(int32_t(w[0])));
+        *stride = lanes > 1 ? uint64_t(int64_t(int32_t(w[1]))) : 0;
+        return true;
+      case kFarStride:
+        *first = uint64_t(w[0]) | uint64_t(w[1]) << 32;
+        *stride = lanes > 1 ? uint64_t(int64_t(int32_t(w[2]))) : 0;
+        return true;
+      default:
+        return false;
+    }
+  }
   // Writes the `lanes` addresses of record `ref` (as append was given them) to out.
   void read(uint32_t ref, uint32_t lanes, uint64_t* out) const {
     const uint32_t* w = words_.data() + (ref & kIndexMask);
@@ -67,6 +88,10 @@ class LaneAddressStore {
   static constexpr uint32_t kFormShift = 30;
   static constexpr uint32_t kIndexMask = (uint32_t(1) << kFormShift) - 1;
   static uint32_t words_of(Form form, uint32_t lanes);
+  // The index of the next record; throws when the store is full.
+  uint32_t next_index() const;
+  // A stride record (lanes >= 1, a 32-bit stride when lanes >= 2) at `index`.
+  uint32_t put_stride(uint32_t index, uint64_t first, uint64_t stride, uint32_t lanes);
 
   std::vector<uint32_t> words_;
   uint64_t base_ = 0;

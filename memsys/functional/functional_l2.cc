@@ -1,5 +1,7 @@
 #include "memsys/functional/functional_l2.h"
 
+#include <bit>
+
 #include "memsys/copy_engine.h"
 
 namespace lockstep {
@@ -11,33 +13,36 @@ void FunctionalL2Slice::write_back(const VictimWriteBacks& victim) {
   dram_.write_sectors += n;
 }
 
-void FunctionalL2Slice::fetch(uint64_t local) {
-  ++dram_.read_sectors;
-  ++stats_.fill_sectors;
-  write_back(policy_.fill(local));
+void FunctionalL2Slice::fetch(uint64_t local, uint32_t sectors) {
+  const uint32_t n = uint32_t(std::popcount(sectors));
+  dram_.read_sectors += n;
+  stats_.fill_sectors += n;
+  write_back(policy_.fill_sectors(local, sectors));
 }
 
-void FunctionalL2Slice::read(uint64_t local) {
-  ++stats_.read_sectors;
-  if (policy_.hit_if_readable(local)) {
-    ++stats_.read_hits;
-    return;
-  }
-  fetch(local);
+void FunctionalL2Slice::read_sectors(uint64_t local, uint32_t sectors) {
+  stats_.read_sectors += uint32_t(std::popcount(sectors));
+  const uint32_t hits = policy_.hit_sectors_if_readable(local, sectors);
+  stats_.read_hits += uint32_t(std::popcount(hits));
+  if (hits != sectors) fetch(local, sectors & ~hits);
 }
 
-void FunctionalL2Slice::write(uint64_t local, uint32_t byte_mask) {
-  ++stats_.write_sectors;
-  if (L2CachePolicy::write_hit(policy_.lookup(local))) ++stats_.write_hits;
-  if (policy_.write_needs_fetch(local)) fetch(local);  // fetch on write (l2.write_validate = false)
-  write_back(policy_.write(local, byte_mask));
+void FunctionalL2Slice::write_sectors(uint64_t local, uint32_t sectors, uint32_t byte_mask) {
+  if (sectors == 0) return;
+  const uint32_t n = uint32_t(std::popcount(sectors));
+  stats_.write_sectors += n;
+  // A write hits when its line is present: every sector after the first finds it so.
+  stats_.write_hits += L2CachePolicy::write_hit(policy_.lookup(local)) ? n : n - 1;
+  if (const uint32_t fetched = policy_.write_fetch_sectors(local, sectors)) fetch(local, fetched);  // fetch on write
+  write_back(policy_.write_sectors(local, sectors, byte_mask));
 }
 
-void FunctionalL2Slice::atomic(uint64_t local, uint32_t byte_mask) {
-  ++stats_.atomic_sectors;
-  if (!policy_.hit_if_readable(local)) fetch(local);
+void FunctionalL2Slice::atomic_sectors(uint64_t local, uint32_t sectors, uint32_t byte_mask) {
+  stats_.atomic_sectors += uint32_t(std::popcount(sectors));
+  const uint32_t hits = policy_.hit_sectors_if_readable(local, sectors);
+  if (hits != sectors) fetch(local, sectors & ~hits);
   // The read-modify-write leaves the accessed bytes written and dirty.
-  write_back(policy_.write(local, byte_mask));
+  write_back(policy_.write_sectors(local, sectors, byte_mask));
 }
 
 FunctionalL2::FunctionalL2(const MemorySpec& spec) : spec_(spec), map_(spec) {

@@ -33,14 +33,23 @@ class FunctionalL2Slice {
   // One request (slice-local address).
   void access(const L2Request& r) {
     switch (r.type) {
-      case L2RequestType::kRead: read(r.local); break;
-      case L2RequestType::kWrite: write(r.local, r.byte_mask); break;
-      case L2RequestType::kAtomic: atomic(r.local, r.byte_mask); break;
+      case L2RequestType::kRead: read_sectors(r.line, r.sectors); break;
+      case L2RequestType::kWrite: write_sectors(r.line, r.sectors, r.byte_mask); break;
+      case L2RequestType::kAtomic: atomic_sectors(r.line, r.sectors, r.byte_mask); break;
     }
   }
-  void read(uint64_t local);
-  void write(uint64_t local, uint32_t byte_mask);
-  void atomic(uint64_t local, uint32_t byte_mask);
+  // The sectors `sectors` (bit s: sector s) of the line holding `local`, with
+  // one lookup: the same counters and cache state as the one-sector calls
+  // below for each sector, in any order (a sector's outcome depends only on
+  // the sector and on whether its line is present, and only the first call
+  // can allocate the line).
+  void read_sectors(uint64_t local, uint32_t sectors);
+  void write_sectors(uint64_t local, uint32_t sectors, uint32_t byte_mask);
+  void atomic_sectors(uint64_t local, uint32_t sectors, uint32_t byte_mask);
+  // One sector.
+  void read(uint64_t local) { read_sectors(local, sector_bit(local)); }
+  void write(uint64_t local, uint32_t byte_mask) { write_sectors(local, sector_bit(local), byte_mask); }
+  void atomic(uint64_t local, uint32_t byte_mask) { atomic_sectors(local, sector_bit(local), byte_mask); }
   // Copy engine: bytes inside one sector land as written data; victims are dropped.
   void warm(uint64_t local, uint32_t bytes) { policy_.warm(local, bytes); }
 
@@ -53,8 +62,9 @@ class FunctionalL2Slice {
   }
 
  private:
-  // The sector is fetched from DRAM and filled (its victim written back).
-  void fetch(uint64_t local);
+  uint32_t sector_bit(uint64_t local) const { return 1u << policy_.cache().sector_in_line(local); }
+  // The sectors are fetched from DRAM and filled (the line's victim written back).
+  void fetch(uint64_t local, uint32_t sectors);
   void write_back(const VictimWriteBacks& victim);
 
   L2CachePolicy policy_;

@@ -7,7 +7,14 @@
 namespace lockstep {
 
 FunctionalSm::FunctionalSm(const GpuSpec& spec, const AddressMap& map)
-    : spec_(spec), l1_(spec.memory.l1d, spec.sm.unified_l1_shared_kb), requests_(map.slices()), locator_(map) {
+    : spec_(spec),
+      l1_(spec.memory.l1d, spec.sm.unified_l1_shared_kb),
+      requests_(map.slices()),
+      locator_(map),
+      l2_line_mask_(uint64_t(spec.memory.l2.line_bytes) - 1),
+      l2_sector_shift_(uint32_t(std::countr_zero(spec.memory.l2.sector_bytes))),
+      same_lines_(spec.memory.l1d.line_bytes == spec.memory.l2.line_bytes &&
+                  spec.memory.l1d.sector_bytes == spec.memory.l2.sector_bytes) {
   warps_.reserve(size_t(spec.sm.max_warps) * 2);
   sectors_.reserve(128);
   missed_.reserve(128);
@@ -114,58 +121,113 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
     return;
   }
   // Constant loads and the like come without addresses in traces.
-  LaneBuffer lane_buffer;
-  const std::span<const uint64_t> lanes =
-      ti.has_addresses ? trace.lane_addresses(wi, lane_buffer) : std::span<const uint64_t>();
   sectors_.clear();
-  coalesce(lanes, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
+  uint64_t first = 0, stride = 0;
+  if (ti.has_addresses && active_lanes > 0 && trace.addrs.strided(wi.addr_ref, active_lanes, &first, &stride)) {
+    coalesce_strided(first, stride, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
+  } else {
+    LaneBuffer lane_buffer;
+    const std::span<const uint64_t> lanes =
+        ti.has_addresses ? trace.lane_addresses(wi, lane_buffer) : std::span<const uint64_t>();
+    coalesce(lanes, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
+  }
   const SmAccessOp op = access_op(ti.op);
   stats_.count_sector_request(ti.space, op, uint32_t(sectors_.size()));
   if (sectors_.empty()) return;
   ++step_;
   const L1Access kind = L1CachePolicy::access_kind(spec_.memory.l1d, op, ti.space);
   const bool global_load = op == SmAccessOp::kLoad && is_global_space(ti.space);
-  for (const SectorAccess& a : sectors_) {
-    const uint64_t addr = a.sector * kSectorBytes;
-    switch (kind) {
-      case L1Access::kLoad:
-        if (l1_.load_hits(addr)) {
-          if (global_load) ++stats_.l1.global_ld_hit_sectors;
-        } else if (std::find(missed_.begin(), missed_.end(), addr) == missed_.end()) {
-          missed_.push_back(addr);  // (capacity 128: at most 4 sectors for each of 32 lanes)
-          ++stats_.l1.miss_sectors;
-          send(L2RequestType::kRead, addr, 0);
-        }
-        break;
-      case L1Access::kLoadBypass:
-        ++stats_.l1.miss_sectors;
-        send(L2RequestType::kRead, addr, 0);
-        break;
-      case L1Access::kStore:
-        l1_.store(addr, a.byte_mask);
-        send(L2RequestType::kWrite, addr, a.byte_mask);
-        break;
-      case L1Access::kAtomic:
-        send(L2RequestType::kAtomic, addr, a.byte_mask);
-        break;
-    }
-  }
-  // The instruction's misses return: allocate on fill (the sectors of a line
-  // that come one after another in one go).
   const SectorCache& cache = l1_.cache();
-  for (size_t i = 0; i < missed_.size();) {
-    const uint64_t line = cache.line_addr(missed_[i]);
+  for (size_t i = 0; i < sectors_.size();) {
+    // The accesses from i on to one L1 line, each sector once.
+    const uint64_t line = cache.line_addr(sectors_[i].sector * kSectorBytes);
     uint32_t sectors = 0;
-    for (; i < missed_.size() && cache.line_addr(missed_[i]) == line; ++i) sectors |= 1u << cache.sector_in_line(missed_[i]);
-    l1_.fill_sectors(line, sectors);
+    size_t end = i;
+    for (; end < sectors_.size(); ++end) {
+      const uint64_t addr = sectors_[end].sector * kSectorBytes;
+      const uint32_t bit = 1u << cache.sector_in_line(addr);
+      if (cache.line_addr(addr) != line || (sectors & bit) != 0) break;
+      sectors |= bit;
+    }
+    line_accesses(kind, global_load, line, sectors, i, end);
+    i = end;
   }
-  stats_.l1.fill_sectors += missed_.size();
+  // The instruction's misses return: allocate on fill, a line's sectors in one go.
+  for (const LineSectors& m : missed_) {
+    l1_.fill_sectors(m.line, m.sectors);
+    stats_.l1.fill_sectors += uint32_t(std::popcount(m.sectors));
+  }
   missed_.clear();
 }
 
-void FunctionalSm::send(L2RequestType type, uint64_t addr, uint32_t byte_mask) {
-  const SliceAddress at = locator_.locate(addr);
-  requests_[at.slice].push_back(L2Request{step_, at.local, byte_mask, type});
+void FunctionalSm::line_accesses(L1Access kind, bool global_load, uint64_t line, uint32_t sectors, size_t begin,
+                                 size_t end) {
+  const std::span<const SectorAccess> accesses(sectors_.data() + begin, end - begin);
+  switch (kind) {
+    case L1Access::kLoad: {
+      const uint32_t hits = l1_.load_hit_sectors(line, sectors);
+      if (global_load) stats_.l1.global_ld_hit_sectors += uint32_t(std::popcount(hits));
+      uint32_t missed = sectors & ~hits;
+      for (const LineSectors& m : missed_)
+        if (m.line == line) missed &= ~m.sectors;  // already fetched by this instruction
+      if (missed == 0) return;
+      missed_.push_back(LineSectors{line, missed});  // (at most 128: 4 sectors for each of 32 lanes)
+      stats_.l1.miss_sectors += uint32_t(std::popcount(missed));
+      send_sectors(L2RequestType::kRead, line, missed, accesses);
+      return;
+    }
+    case L1Access::kLoadBypass:
+      stats_.l1.miss_sectors += accesses.size();
+      send_sectors(L2RequestType::kRead, line, sectors, accesses);
+      return;
+    case L1Access::kStore: {
+      uint32_t bytes[kMaxSectorsPerLine] = {};
+      const SectorCache& cache = l1_.cache();
+      for (const SectorAccess& a : accesses) bytes[cache.sector_in_line(a.sector * kSectorBytes)] = a.byte_mask;
+      l1_.store_sectors(line, sectors, bytes);
+      send_sectors(L2RequestType::kWrite, line, sectors, accesses);
+      return;
+    }
+    case L1Access::kAtomic:
+      send_sectors(L2RequestType::kAtomic, line, sectors, accesses);
+      return;
+  }
+}
+
+void FunctionalSm::send_sectors(L2RequestType type, uint64_t line, uint32_t sectors,
+                                std::span<const SectorAccess> accesses) {
+  const uint32_t bytes = type == L2RequestType::kRead ? 0 : accesses.front().byte_mask;
+  bool same_bytes = true;
+  if (type != L2RequestType::kRead)
+    for (const SectorAccess& a : accesses) same_bytes &= a.byte_mask == bytes;
+  if (same_lines_ && same_bytes) {
+    // The L1 line is the L2 line, its sectors the L2's: one request, in whatever order.
+    const SliceAddress at = locator_.locate(line);
+    add_request(at.slice, type, at.local, sectors, bytes);
+    return;
+  }
+  const SectorCache& cache = l1_.cache();
+  for (const SectorAccess& a : accesses) {
+    const uint64_t addr = a.sector * kSectorBytes;
+    if ((sectors >> cache.sector_in_line(addr) & 1) == 0) continue;
+    const SliceAddress at = locator_.locate(addr);
+    const uint32_t bit = 1u << uint32_t((at.local & l2_line_mask_) >> l2_sector_shift_);
+    add_request(at.slice, type, at.local & ~l2_line_mask_, bit, type == L2RequestType::kRead ? 0 : a.byte_mask);
+  }
+}
+
+void FunctionalSm::add_request(uint32_t slice, L2RequestType type, uint64_t line, uint32_t sectors,
+                               uint32_t byte_mask) {
+  std::vector<L2Request>& requests = requests_[slice];
+  if (!requests.empty()) {
+    L2Request& last = requests.back();
+    if (last.line == line && last.step == step_ && last.type == type && last.byte_mask == byte_mask &&
+        (last.sectors & sectors) == 0) {
+      last.sectors |= sectors;
+      return;
+    }
+  }
+  requests.push_back(L2Request{step_, line, sectors, byte_mask, type});
 }
 
 void FunctionalSm::clear_requests() {

@@ -9,7 +9,10 @@
 // miss are requested from the L2 and filled when the instruction's lookups
 // are done (a sector two lanes groups of one instruction miss on is fetched
 // once: the data of an instruction's own miss cannot be there for itself);
-// stores write through; atomics go to the L2. What goes to the L2 is
+// stores write through; atomics go to the L2. The sectors an instruction
+// takes one after another in one L1 line are looked up together (one tag
+// lookup: the same outcome, nothing else touches the L1 in between), and
+// those it sends to one L2 line one after another go as one request. What goes to the L2 is
 // appended, per slice, with the SM's step (its memory instructions so far
 // in the kernel), for the L2 to merge every SM's requests in one order.
 //
@@ -86,7 +89,16 @@ class FunctionalSm {
   // `active_lanes`: the lanes of wi.active_mask (one address each, when the instruction has addresses).
   void memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, uint32_t active_lanes,
                           const WarpTrace& trace);
-  void send(L2RequestType type, uint64_t addr, uint32_t byte_mask);
+  // The accesses sectors_[begin, end), each a different sector of the L1 line
+  // `line` (`sectors`: bit s for sector s), as the L1 takes them one by one.
+  void line_accesses(L1Access kind, bool global_load, uint64_t line, uint32_t sectors, size_t begin, size_t end);
+  // The sectors `sectors` of L1 line `line` among `accesses` (its accesses
+  // in order) to the L2, each with its access's bytes.
+  void send_sectors(L2RequestType type, uint64_t line, uint32_t sectors, std::span<const SectorAccess> accesses);
+  // Sectors of one L2 line to slice `slice`: they join the SM's last request
+  // to the slice when that is for the same line, step, type and bytes and
+  // holds none of them (the slice takes them the same way, l2_request.h).
+  void add_request(uint32_t slice, L2RequestType type, uint64_t line, uint32_t sectors, uint32_t byte_mask);
 
   const GpuSpec& spec_;
   L1CachePolicy l1_;
@@ -101,9 +113,16 @@ class FunctionalSm {
   uint64_t step_ = 0;        // memory instructions looked up in this kernel
   bool starved_ = false;
   std::vector<SectorAccess> sectors_;  // scratch: one instruction's coalesced sectors
-  std::vector<uint64_t> missed_;       // scratch: sectors one instruction fetched, filled at its end
+  struct LineSectors {
+    uint64_t line;
+    uint32_t sectors;
+  };
+  std::vector<LineSectors> missed_;    // scratch: sectors one instruction fetched, filled at its end
   std::vector<std::vector<L2Request>> requests_;  // per slice
   LineLocator locator_;  // the slice of each request (a line's sectors mostly come one after another)
+  const uint64_t l2_line_mask_;     // l2.line_bytes - 1
+  const uint32_t l2_sector_shift_;  // log2(l2.sector_bytes)
+  const bool same_lines_;           // the L1's lines and sectors are the L2's
   SmStats stats_;
 };
 

@@ -77,5 +77,28 @@ TEST(Coalescer, MatchesTheByteByByteReference) {
   }
 }
 
+// Strided lanes, given as first address and stride: the byte-by-byte
+// reference of the addresses written out, back to back (the range path) or
+// not (written out inside), for every group size and partial masks.
+TEST(Coalescer, StridedLanesMatchTheByteByByteReference) {
+  std::mt19937_64 rng(13);
+  const uint32_t sizes[] = {1, 2, 4, 8, 12, 16, 32, 64, 128};
+  for (int trial = 0; trial < 4000; ++trial) {
+    const uint32_t bytes = sizes[rng() % 9];
+    const uint32_t group = trial % 3 == 0 ? 32 : trial % 3 == 1 ? 8 : 1 + uint32_t(rng() % 12);
+    const uint32_t mask = rng() % 3 == 0 ? 0xffffffffu : uint32_t(rng());
+    const uint64_t first = (rng() % 4096) * (rng() % 2 ? 1 : 4) + 4096;
+    const int64_t strides[] = {int64_t(bytes), int64_t(bytes), 0, -int64_t(bytes), int64_t(bytes) + 4, 128};
+    const uint64_t stride = uint64_t(strides[rng() % 6]);
+    std::vector<uint64_t> addrs;
+    for (uint32_t lane = 0; lane < 32; ++lane)
+      if (mask >> lane & 1) addrs.push_back(first + addrs.size() * stride);
+    std::vector<SectorAccess> got;
+    coalesce_strided(first, stride, mask, bytes, group, got);
+    ASSERT_NO_FATAL_FAILURE(expect_same(got, reference(addrs, mask, bytes, group)))
+        << "trial " << trial << ", stride " << int64_t(stride) << ", group " << group;
+  }
+}
+
 }  // namespace
 }  // namespace lockstep

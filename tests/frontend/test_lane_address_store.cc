@@ -57,6 +57,34 @@ TEST(LaneAddressStore, UniformStridesRoundTripInTwoWords) {
   EXPECT_EQ(words_after(first, strided(base + 12, 4, 1)), 1u);
 }
 
+// append_strided makes the record append makes of the addresses written out
+// (the same reference, words and addresses read back), and strided() gives
+// back the first address and stride of exactly the stride records.
+TEST(LaneAddressStore, StridedRecordsAreTheRecordsOfTheirAddresses) {
+  std::mt19937_64 rng(5);
+  LaneAddressStore by_addresses, by_stride;
+  for (int i = 0; i < 2000; ++i) {
+    const uint32_t lanes = uint32_t(rng() % 33);
+    const uint64_t first = i % 5 == 0 ? rng() : 0x7f3a00000000ull + rng() % (uint64_t(1) << 33);
+    const int64_t strides[] = {4, 16, 0, -8, 0x7fffffff, int64_t(1) << 33, -(int64_t(1) << 40)};
+    const int64_t stride = strides[rng() % 7];
+    const auto a = strided(first, stride, lanes);
+    const uint32_t ref = by_addresses.append(a.data(), lanes);
+    ASSERT_EQ(by_stride.append_strided(first, uint64_t(stride), lanes), ref) << "record " << i;
+    ASSERT_EQ(by_stride.words(), by_addresses.words()) << "record " << i;
+    LaneAddressStore::Lanes out{};
+    by_stride.read(ref, lanes, out.data());
+    ASSERT_EQ(std::vector<uint64_t>(out.begin(), out.begin() + lanes), a) << "record " << i;
+    uint64_t f = 0, s = 0;
+    const bool is_strided = by_stride.strided(ref, lanes, &f, &s);
+    ASSERT_EQ(is_strided, lanes > 0 && (lanes == 1 || (stride >= INT32_MIN && stride <= INT32_MAX))) << "record " << i;
+    if (is_strided) {
+      EXPECT_EQ(f, first) << "record " << i;
+      EXPECT_EQ(s, lanes > 1 ? uint64_t(stride) : 0u) << "record " << i;
+    }
+  }
+}
+
 TEST(LaneAddressStore, FarUniformStridesKeepTheirFullBase) {
   // Shared-memory addresses in a warp whose first address is global: far from the base.
   const auto first = strided(0x7f3a00001000ull, 4, 32);

@@ -4,6 +4,11 @@
 // carve-out sizing the L1, placement and the merge order of the L2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
+#include <random>
+#include <vector>
+
 #include "configs/spec/gpu_config.h"
 #include "memsys/functional/functional_gpu.h"
 #include "memsys/functional/functional_l2.h"
@@ -96,6 +101,81 @@ TEST(FunctionalL2Rules, AnAtomicFetchesItsSectorAndLeavesItDirty) {
   EXPECT_EQ(slice.cache().dirty_sectors(), 1u);
 }
 
+// The slice's rules one sector at a time, straight on the L2's policy (the
+// per-sector calls of L2CachePolicy): the reference for line requests.
+struct SectorBySectorSlice {
+  explicit SectorBySectorSlice(const L2Spec& spec) : policy(spec) {}
+  void write_back(const VictimWriteBacks& v) {
+    stats.writeback_sectors += v.count();
+    dram.write_sectors += v.count();
+  }
+  void fetch(uint64_t a) {
+    ++dram.read_sectors;
+    ++stats.fill_sectors;
+    write_back(policy.fill(a));
+  }
+  void read(uint64_t a) {
+    ++stats.read_sectors;
+    if (policy.hit_if_readable(a)) {
+      ++stats.read_hits;
+    } else {
+      fetch(a);
+    }
+  }
+  void write(uint64_t a, uint32_t bytes) {
+    ++stats.write_sectors;
+    if (L2CachePolicy::write_hit(policy.lookup(a))) ++stats.write_hits;
+    if (policy.write_needs_fetch(a)) fetch(a);
+    write_back(policy.write(a, bytes));
+  }
+  void atomic(uint64_t a, uint32_t bytes) {
+    ++stats.atomic_sectors;
+    if (!policy.hit_if_readable(a)) fetch(a);
+    write_back(policy.write(a, bytes));
+  }
+  L2CachePolicy policy;
+  L2SliceStats stats;
+  DramChannelStats dram;
+};
+
+// A request for several sectors of a line counts and caches exactly as its
+// sectors requested one by one, in any order: reads, writes (write-validate
+// and fetch on write) and atomics, whole and partial bytes, over lines that
+// contend for 2 sets x 2 ways (so the LRU order shows in later evictions).
+TEST(FunctionalL2Rules, ALineRequestIsItsSectorsOneByOneInAnyOrder) {
+  for (const bool write_validate : {true, false}) {
+    L2Spec spec = two_way_l2();
+    spec.sets = 2;
+    spec.write_validate = write_validate;
+    FunctionalL2Slice slice(spec);
+    SectorBySectorSlice reference(spec);
+    std::mt19937_64 rng(11);
+    for (int step = 0; step < 20000; ++step) {
+      const uint64_t line = (rng() % 10) * 128;
+      const uint32_t sectors = 1 + uint32_t(rng() % 15);
+      const uint32_t bytes = rng() % 2 ? kWholeSector : uint32_t(rng());
+      const auto type = L2RequestType(rng() % 3);
+      slice.access(L2Request{0, line, sectors, bytes, type});
+      std::vector<uint32_t> order;
+      for (uint32_t s = 0; s < 4; ++s)
+        if (sectors >> s & 1) order.push_back(s);
+      std::shuffle(order.begin(), order.end(), rng);
+      for (const uint32_t s : order) {
+        const uint64_t a = line + 32 * s;
+        if (type == L2RequestType::kRead) reference.read(a);
+        if (type == L2RequestType::kWrite) reference.write(a, bytes);
+        if (type == L2RequestType::kAtomic) reference.atomic(a, bytes);
+      }
+      ASSERT_EQ(slice.stats(), reference.stats) << "step " << step << ", write_validate " << write_validate;
+      ASSERT_EQ(slice.dram_stats(), reference.dram) << "step " << step << ", write_validate " << write_validate;
+      ASSERT_EQ(slice.cache().dirty_sectors(), reference.policy.cache().dirty_sectors()) << "step " << step;
+      ASSERT_EQ(slice.cache().valid_sectors(), reference.policy.cache().valid_sectors()) << "step " << step;
+    }
+    EXPECT_GT(slice.stats().writeback_sectors, 0u) << "the sequence must evict dirty lines";
+    EXPECT_GT(slice.stats().read_hits, 0u);
+  }
+}
+
 // One SM of the functional model on QV100, driven by a hand-built kernel.
 class FunctionalSmTest : public ::testing::Test {
  protected:
@@ -125,6 +205,13 @@ class FunctionalSmTest : public ::testing::Test {
     for (uint32_t s = 0; s < map_.slices(); ++s) n += sm_.requests(s).size();
     return n;
   }
+  // The sectors of those requests.
+  size_t l2_sectors() const {
+    size_t n = 0;
+    for (uint32_t s = 0; s < map_.slices(); ++s)
+      for (const L2Request& r : sm_.requests(s)) n += size_t(std::popcount(r.sectors));
+    return n;
+  }
 
   GpuSpec spec_;
   AddressMap map_;
@@ -143,7 +230,8 @@ TEST_F(FunctionalSmTest, L1HitsNeverReachTheL2) {
   EXPECT_EQ(stats_.global_ld_sectors, 8u);
   EXPECT_EQ(stats_.l1.global_ld_hit_sectors, 4u);
   EXPECT_EQ(stats_.l1.miss_sectors, 4u);
-  EXPECT_EQ(l2_requests(), 4u) << "the second load's 4 sectors hit in L1 and must not reach the L2";
+  EXPECT_EQ(l2_sectors(), 4u) << "the second load's 4 sectors hit in L1 and must not reach the L2";
+  EXPECT_EQ(l2_requests(), 1u) << "the first load's 4 sectors of one line go as one request";
 }
 
 // The L1 is sectored too: the first lanes' sector does not bring its line's others.
@@ -155,7 +243,7 @@ TEST_F(FunctionalSmTest, AnL1SectorMissOnALineHitGoesToTheL2) {
   run(block, 128);
   EXPECT_EQ(stats_.global_ld_sectors, 3u);
   EXPECT_EQ(stats_.l1.global_ld_hit_sectors, 1u);
-  EXPECT_EQ(l2_requests(), 2u);
+  EXPECT_EQ(l2_sectors(), 2u);
 }
 
 // §4.2: the kernel's shared-memory carve-out sets the L1's capacity. Two
@@ -183,7 +271,34 @@ TEST_F(FunctionalSmTest, StoresWriteThroughWithoutAllocating) {
   run(block, 128);
   EXPECT_EQ(stats_.global_st_sectors, 4u);
   EXPECT_EQ(stats_.l1.global_ld_hit_sectors, 0u) << "a store must not allocate the line in L1";
-  EXPECT_EQ(l2_requests(), 8u);
+  EXPECT_EQ(l2_sectors(), 8u);
+  EXPECT_EQ(l2_requests(), 2u) << "one request per instruction and line";
+}
+
+// Two lanes groups of one store writing different bytes of one sector: two
+// writes of that sector reach the L2 (a request holds each sector once),
+// and a sector two groups of one load miss on is fetched once.
+TEST_F(FunctionalSmTest, ASectorTwoGroupsTouchIsWrittenTwiceAndFetchedOnce) {
+  const uint32_t store = script_.inst("STG.E", {}, {4, 2}, 4);
+  std::vector<uint64_t> lanes;
+  for (uint64_t lane = 0; lane < 16; ++lane) lanes.push_back(0x50000 + 4 * (lane % 8));  // groups 0 and 1: bytes 0-31
+  lanes[8] = 0x50000 + 32;  // group 1 also touches sector 1, between its two touches of sector 0
+  BlockTrace block;
+  script_.add(block, 0, store, lanes);
+  script_.add(block, 0, load_, lanes);
+  run(block, 128);
+  std::vector<L2Request> all;
+  for (uint32_t s = 0; s < map_.slices(); ++s)
+    for (const L2Request& r : sm_.requests(s)) all.push_back(r);
+  size_t writes = 0, reads = 0;
+  for (const L2Request& r : all) {
+    if (r.type == L2RequestType::kWrite) writes += size_t(std::popcount(r.sectors));
+    if (r.type == L2RequestType::kRead) reads += size_t(std::popcount(r.sectors));
+  }
+  EXPECT_EQ(writes, 3u) << "sector 0 by group 0, sectors 1 and 0 by group 1";
+  EXPECT_EQ(reads, 2u) << "sectors 0 and 1 once each";
+  EXPECT_EQ(stats_.l1.miss_sectors, 2u);
+  EXPECT_EQ(stats_.l1.fill_sectors, 2u);
 }
 
 // A block waits for a free slot: with one block per SM, the second given

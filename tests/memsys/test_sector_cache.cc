@@ -413,7 +413,9 @@ namespace {
 
 // The line-granular forms against the per-sector calls in ascending sector
 // order, on a random mix of fills, write-validate writes (with and without
-// allocation) and reads over lines that contend for 2 sets x 2 ways.
+// allocation; per-sector bytes or the same bytes for all), reads and read
+// hits over lines that contend for 2 sets x 2 ways (the LRU order shows in
+// the later evictions).
 TEST(SectorCacheLineForms, MatchTheSectorBySectorCalls) {
   SectorCache by_sector(small()), by_line(small());
   std::mt19937_64 rng(7);
@@ -426,7 +428,7 @@ TEST(SectorCacheLineForms, MatchTheSectorBySectorCalls) {
     const uint32_t sectors = uint32_t(rng() % 16);
     std::array<uint32_t, 4> bytes{};
     for (uint32_t& b : bytes) b = rng() % 3 == 0 ? 0xffffffffu : uint32_t(rng());
-    const int op = int(rng() % 4);
+    const int op = int(rng() % 6);
     Eviction a, b;
     if (op == 0) {
       b = by_line.fill_sectors(line, sectors);
@@ -443,7 +445,16 @@ TEST(SectorCacheLineForms, MatchTheSectorBySectorCalls) {
           const Eviction e = by_sector.write(line + 32 * s, bytes[s], allocate);
           if (e.valid) a = e;
         }
-    } else {
+    } else if (op == 3) {
+      // The same bytes in every sector (an L2 request of a line).
+      const bool allocate = rng() % 2 == 0;
+      b = by_line.write_sectors(line, sectors, bytes[0], allocate);
+      for (uint32_t s = 0; s < 4; ++s)
+        if (sectors >> s & 1) {
+          const Eviction e = by_sector.write(line + 32 * s, bytes[0], allocate);
+          if (e.valid) a = e;
+        }
+    } else if (op == 4) {
       uint32_t readable = 0;
       for (uint32_t s = 0; s < 4; ++s)
         if (sectors >> s & 1 && by_sector.probe(line + 32 * s) == SectorState::kHit) readable |= 1u << s;
@@ -452,6 +463,11 @@ TEST(SectorCacheLineForms, MatchTheSectorBySectorCalls) {
         by_sector.touch(line);
         by_line.touch(line);
       }
+    } else {
+      uint32_t hits = 0;
+      for (uint32_t s = 0; s < 4; ++s)
+        if (sectors >> s & 1 && by_sector.read_hit(line + 32 * s)) hits |= 1u << s;
+      ASSERT_EQ(by_line.read_hit_sectors(line, sectors), hits) << "step " << step;
     }
     ASSERT_TRUE(same_eviction(a, b)) << "step " << step;
     for (uint64_t l = 0; l < 12; ++l)
