@@ -57,14 +57,22 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   clusters_.clear();
   units_.clear();
   std::vector<EnginePiece*> cluster_pieces, unit_pieces;
-  for (uint32_t c = 0; c < spec_.clusters(); ++c) {
-    const uint32_t first = c * spec_.sms_per_cluster, last = std::min(first + spec_.sms_per_cluster, nsms);
+  // On one thread nothing is shared out: one piece of all SMs and one of the
+  // whole memory side (the same order of work) cost the engine one call each
+  // a cycle instead of one per cluster and unit. Profiles and shuffled
+  // cluster orders keep their per-cluster pieces.
+  const EngineOptions& eo = options.engine;
+  const bool whole = eo.threads_used() == 1 && !eo.shuffle_seed && !eo.profile;
+  const uint32_t sms_per_piece = whole ? std::max(nsms, 1u) : spec_.sms_per_cluster;
+  for (uint32_t first = 0; first < nsms; first += sms_per_piece) {
+    const uint32_t last = std::min(first + sms_per_piece, nsms);
     clusters_.push_back(std::make_unique<SmClusterPiece>(sms_, first, last, *memory_, sm_views_,
                                                          options.tests.unlatched_coupling));
     cluster_pieces.push_back(clusters_.back().get());
   }
-  for (uint32_t u = 0; u < memory_->units(); ++u) {
-    units_.push_back(std::make_unique<MemoryUnitPiece>(*memory_, u, edges_));
+  const uint32_t units = memory_->units();
+  for (uint32_t u = 0; u < units; u += whole ? units : 1) {
+    units_.push_back(std::make_unique<MemoryUnitPiece>(*memory_, u, whole ? units : u + 1, edges_));
     unit_pieces.push_back(units_.back().get());
   }
   CycleEngine engine(std::move(cluster_pieces), std::move(unit_pieces), options.engine, engine_);

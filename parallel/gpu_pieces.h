@@ -20,7 +20,8 @@ struct SmView {
   uint32_t retired = 0;  // blocks retired in the cycle just run
 };
 
-// Ticks SMs [first, last): each between its reply port's receive and publish.
+// Ticks SMs [first, last) (a cluster; on one thread, every SM): each between
+// its reply port's receive and publish.
 class alignas(64) SmClusterPiece final : public EnginePiece {
  public:
   SmClusterPiece(std::vector<std::unique_ptr<SmModel>>& sms, uint32_t first, uint32_t last, MemoryModel& memory,
@@ -50,19 +51,22 @@ class alignas(64) SmClusterPiece final : public EnginePiece {
   bool views_changed_ = false;
 };
 
-// One memory-side unit: its work on this core cycle's memory-side edges.
+// Memory-side units [first, last): each one's work on this core cycle's
+// memory-side edges, in unit order.
 class MemoryUnitPiece final : public EnginePiece {
  public:
-  MemoryUnitPiece(MemoryModel& memory, uint32_t unit, const std::vector<MemoryEdge>& edges)
-      : memory_(memory), unit_(unit), edges_(edges) {}
-  void run(uint64_t) override { memory_.run_unit(unit_, edges_.data(), edges_.size()); }
+  MemoryUnitPiece(MemoryModel& memory, uint32_t first, uint32_t last, const std::vector<MemoryEdge>& edges)
+      : memory_(memory), first_(first), last_(last), edges_(edges) {}
+  void run(uint64_t) override {
+    for (uint32_t u = first_; u < last_; ++u) memory_.run_unit(u, edges_.data(), edges_.size());
+  }
   // A unit on its own never holds a jump back: the GPU asks the whole memory
   // side between cycles (MemoryModel::idle, next_event_when_idle).
   uint64_t quiet_until(uint64_t) const override { return UINT64_MAX; }
 
  private:
   MemoryModel& memory_;
-  const uint32_t unit_;
+  const uint32_t first_, last_;
   const std::vector<MemoryEdge>& edges_;
 };
 
