@@ -314,14 +314,15 @@ bool Sm::tick(uint64_t now) {
     sleep_until_ = std::min(sleep_until_, writebacks_.next_cycle());  // completions are new timed events
   }
   const bool wrote_back = writebacks_.due(now);
-  writeback(now);
+  if (wrote_back) writeback(now);
   release_barriers();
   const bool port_accepts = ldst_.port_accepts();
   if (!wrote_back && now < sleep_until_ && port_accepts == port_accepted_when_slept_) {
     // Issue and fetch would repeat the last evaluated cycle exactly: repeat its stalls.
-    for (uint32_t sc = 0; sc < spec_.subcores; ++sc) ++stats_.stalls[size_t(last_stall_[sc])];
+    ++repeated_cycles_;
     return true;
   }
+  count_repeated_stalls();  // before issue changes last_stall_
   const uint64_t issued_before = stats_.warp_insts, fetches_before = fetch_.attempts();
   // Sub-cores share the LD/ST unit; the one that tries first rotates every
   // cycle (fair memory issue, papers/volta-memory-system.txt Table II).
@@ -360,7 +361,7 @@ void Sm::skip_quiet_cycles(uint64_t cycles) {
   if (!busy()) return;
   stats_.cycles_active += cycles;
   stats_.warps_active_sum += cycles * slots_.resident_warps();
-  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) stats_.stalls[size_t(last_stall_[sc])] += cycles;
+  repeated_cycles_ += cycles;
 }
 
 uint64_t Sm::next_timed_event(uint64_t now) const {
@@ -378,7 +379,14 @@ uint64_t Sm::next_timed_event(uint64_t now) const {
   return next;
 }
 
+void Sm::count_repeated_stalls() {
+  if (repeated_cycles_ == 0) return;
+  for (uint32_t sc = 0; sc < spec_.subcores; ++sc) stats_.stalls[size_t(last_stall_[sc])] += repeated_cycles_;
+  repeated_cycles_ = 0;
+}
+
 SmStats Sm::take_stats() {
+  count_repeated_stalls();
   SmStats s = std::move(stats_);
   stats_ = SmStats();
   stats_.unit_issues.assign(spec_.units.size(), 0);

@@ -115,6 +115,11 @@ class Sm final : public SmModel {
   uint64_t sleep_until_ = 0;
   bool port_accepted_when_slept_ = false;
   std::vector<StallReason> last_stall_;  // per sub-core, this cycle's stall reason
+  // Cycles since the last evaluated one that repeated it (slept or skipped):
+  // each adds last_stall_ again, counted in at the next evaluation or when
+  // the counters are taken (the stall counters are read only then).
+  uint64_t repeated_cycles_ = 0;
+  void count_repeated_stalls();
 
   IssueObserver observer_;
 };
