@@ -2,6 +2,16 @@
 // Results in flight to the register file, in completion order: by cycle, and
 // within a cycle in the order they were scheduled (a sequence number), so
 // same-cycle writebacks are applied in one fixed order.
+//
+// A timing wheel: a result due within kWheel cycles of the earliest one still
+// queued (`base_`) waits in the slot of its cycle, after those scheduled
+// before it for that cycle; one due later (or, should it happen, earlier)
+// waits in a heap. Each slot then holds one cycle's results in scheduling
+// order, and taking the earlier of the first slot's head and the heap's top
+// by (cycle, sequence) gives exactly the order of one priority queue. Slots
+// keep their storage: no allocation once the wheel has warmed up.
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -24,23 +34,81 @@ struct Writeback {
 
 class WritebackQueue {
  public:
+  WritebackQueue() : slots_(kWheel) {}
+
   void push(uint64_t cycle, uint32_t warp, const TimedInstruction* inst, bool memory, uint32_t copy_group) {
-    queue_.push(Writeback{cycle, seq_++, warp, inst, memory, copy_group});
+    const Writeback wb{cycle, seq_++, warp, inst, memory, copy_group};
+    if (count_ == 0) base_ = cycle;  // (nothing queued: the heap is empty too)
+    ++count_;
+    if (cycle >= base_ && cycle - base_ < kWheel) {
+      const uint32_t s = uint32_t(cycle % kWheel);
+      slots_[s].items.push_back(wb);
+      occupied_[s / 64] |= uint64_t(1) << (s % 64);
+    } else {
+      far_.push(wb);
+    }
   }
-  bool empty() const { return queue_.empty(); }
+  bool empty() const { return count_ == 0; }
   // The earliest cycle a result is due (UINT64_MAX when none).
-  uint64_t next_cycle() const { return queue_.empty() ? UINT64_MAX : queue_.top().cycle; }
-  bool due(uint64_t now) const { return !queue_.empty() && queue_.top().cycle <= now; }
+  uint64_t next_cycle() const {
+    uint64_t next = far_.empty() ? UINT64_MAX : far_.top().cycle;
+    const uint32_t s = first_slot();
+    if (s != kNone) next = std::min(next, slot_cycle(s));
+    return next;
+  }
+  bool due(uint64_t now) const { return count_ != 0 && next_cycle() <= now; }
   // Removes and returns the earliest result (requires !empty()).
   Writeback pop() {
-    const Writeback wb = queue_.top();
-    queue_.pop();
+    --count_;
+    const uint32_t s = first_slot();
+    if (s != kNone) {
+      Slot& slot = slots_[s];
+      const Writeback& head = slot.items[slot.head];
+      if (far_.empty() || far_.top() > head) {
+        const Writeback wb = head;
+        base_ = wb.cycle;  // every queued result is due at or after it
+        if (++slot.head == slot.items.size()) {
+          slot.items.clear();
+          slot.head = 0;
+          occupied_[s / 64] &= ~(uint64_t(1) << (s % 64));
+        }
+        return wb;
+      }
+    }
+    const Writeback wb = far_.top();
+    far_.pop();
+    if (wb.cycle > base_ && s == kNone) base_ = wb.cycle;  // (slots empty: any base above them holds)
     return wb;
   }
 
  private:
-  std::priority_queue<Writeback, std::vector<Writeback>, std::greater<Writeback>> queue_;
+  static constexpr uint32_t kWheel = 256;  // a power of two, a multiple of 64
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Slot {
+    std::vector<Writeback> items;
+    size_t head = 0;
+  };
+
+  // The occupied slot holding the earliest cycle: the first from base_'s slot on.
+  uint32_t first_slot() const {
+    const uint32_t start = uint32_t(base_ % kWheel);
+    for (uint32_t k = 0; k <= kWheel / 64; ++k) {
+      const uint32_t word = (start / 64 + k) % (kWheel / 64);
+      uint64_t bits = occupied_[word];
+      if (k == 0) bits &= ~uint64_t(0) << (start % 64);                          // from start on
+      else if (k == kWheel / 64) bits &= (uint64_t(1) << (start % 64)) - 1;      // wrapped back below start
+      if (bits) return word * 64 + uint32_t(std::countr_zero(bits));
+    }
+    return kNone;
+  }
+  uint64_t slot_cycle(uint32_t s) const { return base_ + ((s - base_ % kWheel) % kWheel); }
+
+  std::vector<Slot> slots_;
+  std::array<uint64_t, kWheel / 64> occupied_{};
+  std::priority_queue<Writeback, std::vector<Writeback>, std::greater<Writeback>> far_;
+  uint64_t base_ = 0;   // no queued result is due before it (slots: within kWheel of it)
   uint64_t seq_ = 0;
+  size_t count_ = 0;
 };
 
 }  // namespace lockstep
