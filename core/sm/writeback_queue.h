@@ -44,23 +44,20 @@ class WritebackQueue {
       const uint32_t s = uint32_t(cycle % kWheel);
       slots_[s].items.push_back(wb);
       occupied_[s / 64] |= uint64_t(1) << (s % 64);
+      if (first_ == kNone || cycle < slot_cycle(first_)) first_ = s;
     } else {
       far_.push(wb);
     }
+    next_ = std::min(next_, cycle);
   }
   bool empty() const { return count_ == 0; }
   // The earliest cycle a result is due (UINT64_MAX when none).
-  uint64_t next_cycle() const {
-    uint64_t next = far_.empty() ? UINT64_MAX : far_.top().cycle;
-    const uint32_t s = first_slot();
-    if (s != kNone) next = std::min(next, slot_cycle(s));
-    return next;
-  }
-  bool due(uint64_t now) const { return count_ != 0 && next_cycle() <= now; }
+  uint64_t next_cycle() const { return next_; }
+  bool due(uint64_t now) const { return next_ <= now; }
   // Removes and returns the earliest result (requires !empty()).
   Writeback pop() {
     --count_;
-    const uint32_t s = first_slot();
+    const uint32_t s = first_;
     if (s != kNone) {
       Slot& slot = slots_[s];
       const Writeback& head = slot.items[slot.head];
@@ -71,13 +68,16 @@ class WritebackQueue {
           slot.items.clear();
           slot.head = 0;
           occupied_[s / 64] &= ~(uint64_t(1) << (s % 64));
+          first_ = first_slot();
         }
+        update_next();
         return wb;
       }
     }
     const Writeback wb = far_.top();
     far_.pop();
     if (wb.cycle > base_ && s == kNone) base_ = wb.cycle;  // (slots empty: any base above them holds)
+    update_next();
     return wb;
   }
 
@@ -102,11 +102,17 @@ class WritebackQueue {
     return kNone;
   }
   uint64_t slot_cycle(uint32_t s) const { return base_ + ((s - base_ % kWheel) % kWheel); }
+  void update_next() {
+    next_ = far_.empty() ? UINT64_MAX : far_.top().cycle;
+    if (first_ != kNone) next_ = std::min(next_, slot_cycle(first_));
+  }
 
   std::vector<Slot> slots_;
   std::array<uint64_t, kWheel / 64> occupied_{};
   std::priority_queue<Writeback, std::vector<Writeback>, std::greater<Writeback>> far_;
   uint64_t base_ = 0;   // no queued result is due before it (slots: within kWheel of it)
+  uint32_t first_ = kNone;         // the occupied slot of the earliest cycle in the wheel
+  uint64_t next_ = UINT64_MAX;     // the earliest cycle queued
   uint64_t seq_ = 0;
   size_t count_ = 0;
 };
