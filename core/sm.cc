@@ -120,15 +120,8 @@ inline bool Sm::ready_to_issue(WarpState& w, const TimedInstruction& ti, StallRe
   return true;
 }
 
-bool Sm::try_issue(WarpState& w, uint32_t slot, uint64_t now, uint32_t& units_used, uint32_t& blocked,
-                   StallReason& why) {
-  // The checks read only the static instruction (hot, shared by the warps);
-  // the warp's dynamic record (mask, addresses) is read once it issues.
-  const TimedInstruction& ti = (*program_)[w.next_static];
-  if (!ready_to_issue(w, ti, why)) {
-    candidates_.update(slot, w);  // scoreboard_blocked may have been set
-    return false;
-  }
+bool Sm::try_issue(WarpState& w, const TimedInstruction& ti, uint32_t slot, uint64_t now, uint32_t& units_used,
+                   uint32_t& blocked, StallReason& why) {
   const uint32_t sc = layout_.subcore(slot);
   uint32_t latency = 0, bank_extra = 0;
   const bool memory = ti.kind == InstKind::kMemory;
@@ -233,6 +226,7 @@ void Sm::issue(uint32_t sc, uint64_t now) {
   const IssueOrder order = std::visit([&](auto& policy) { return policy.order(warps_); }, schedulers_[sc]);
   issuing_ = true;
   candidates_.settle(sc);  // a warp updated from here on makes the sub-core changed again
+  const uint32_t ldst_refuses = ldst_.can_issue(now) ? 0u : kIssueMemory;
   // Offers the issue slot to the warp in `slot`: true if it issued, else `why` says why not.
   auto offer = [&](uint32_t slot, StallReason& why) {
     WarpState& w = warps_[slot];
@@ -246,7 +240,20 @@ void Sm::issue(uint32_t sc, uint64_t now) {
     } else if (w.next_resource & blocked) {
       why = w.next_resource == kIssueMemory ? StallReason::kMemory : StallReason::kUnitBusy;
     } else {
-      return try_issue(w, slot, now, units_used, blocked, why);
+      // The checks that read only the static instruction (hot, shared by the
+      // warps), then the resources; the dynamic record is read once it issues.
+      const TimedInstruction& ti = (*program_)[w.next_static];
+      if (!ready_to_issue(w, ti, why)) {
+        candidates_.update(slot, w);  // scoreboard_blocked may have been set
+        return false;
+      }
+      if (w.next_resource & (units_used | ldst_refuses)) {
+        // This sub-core used the resource this cycle, or the LD/ST unit refuses.
+        why = w.next_resource == kIssueMemory ? StallReason::kMemory : StallReason::kUnitBusy;
+        blocked |= w.next_resource;
+        return false;
+      }
+      return try_issue(w, ti, slot, now, units_used, blocked, why);
     }
     return false;
   };
@@ -254,7 +261,6 @@ void Sm::issue(uint32_t sc, uint64_t now) {
   // candidate (IssueCandidates) or needs a resource this sub-core used or was
   // refused this cycle, or the LD/ST unit while it refuses, would fail without
   // a side effect: such warps are skipped unvisited.
-  const uint32_t ldst_refuses = ldst_.can_issue(now) ? 0u : kIssueMemory;
   auto excluded = [&] { return blocked | units_used | ldst_refuses; };
   StallReason why = StallReason::kIdle;
   [&] {

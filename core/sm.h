@@ -73,11 +73,11 @@ class Sm final : public SmModel {
  private:
   void writeback(uint64_t now);
   void issue(uint32_t subcore, uint64_t now);
-  // Issues the warp's next instruction if it can (fetched, not at a barrier:
-  // checked by issue()); else says why not and, if a resource refused it,
-  // adds that resource to `blocked`.
-  bool try_issue(WarpState& w, uint32_t warp_slot, uint64_t now, uint32_t& units_used, uint32_t& blocked,
-                 StallReason& why);
+  // Issues the warp's next instruction `ti` if its resources take it (it is
+  // fetched, not at a barrier and ready: checked by issue()); else says why
+  // not and adds the resource that refused it to `blocked`.
+  bool try_issue(WarpState& w, const TimedInstruction& ti, uint32_t warp_slot, uint64_t now, uint32_t& units_used,
+                 uint32_t& blocked, StallReason& why);
   // Caches the warp's next instruction (static id, issue resource).
   void point_at_next(WarpState& w) const;
   // Whether `ti` can issue now (the checks that read no unit), else why not.
