@@ -71,9 +71,8 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
   for (uint32_t w : std::vector<uint32_t>(slots.begin(), slots.end())) finish_warp_if_done(w);
 }
 
-void Sm::finish_warp_if_done(uint32_t slot) {
+void Sm::finish_warp(uint32_t slot) {
   WarpState& w = warps_[slot];
-  if (!w.active || w.next_issue < w.trace_size || w.outstanding > 0) return;
   w.active = false;
   candidates_.update(slot, w);
   if (issuing_) finished_in_issue_.push_back(slot);  // (capacity max_warps: no allocation)
@@ -332,9 +331,8 @@ bool Sm::tick(uint64_t now) {
   const uint64_t issued_before = stats_.warp_insts, fetches_before = fetch_.attempts();
   // Sub-cores share the LD/ST unit; the one that tries first rotates every
   // cycle (fair memory issue, papers/volta-memory-system.txt Table II).
-  const uint32_t first = uint32_t(now % spec_.subcores);
-  for (uint32_t i = 0; i < spec_.subcores; ++i) {
-    const uint32_t sc = (first + i) % spec_.subcores;
+  for (uint32_t i = 0, sc = uint32_t(now % spec_.subcores); i < spec_.subcores;
+       ++i, sc = sc + 1 == spec_.subcores ? 0 : sc + 1) {
     // A sub-core without candidates whose warps did not change since its last
     // issue: the same first warp stalls for the same reason.
     if (candidates_.unchanged_without_candidates(sc)) {

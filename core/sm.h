@@ -82,7 +82,13 @@ class Sm final : public SmModel {
   void point_at_next(WarpState& w) const;
   // Whether `ti` can issue now (the checks that read no unit), else why not.
   bool ready_to_issue(WarpState& w, const TimedInstruction& ti, StallReason& why) const;
-  void finish_warp_if_done(uint32_t warp_slot);
+  // The warp in `warp_slot` leaves once it has issued its whole trace and
+  // every result is written back (inline: called on every issue and writeback).
+  void finish_warp_if_done(uint32_t warp_slot) {
+    const WarpState& w = warps_[warp_slot];
+    if (w.active && w.next_issue >= w.trace_size && w.outstanding == 0) finish_warp(warp_slot);
+  }
+  void finish_warp(uint32_t warp_slot);
   // A field fetch or issue selects warps by changed (the warp's bits in their sets).
   void warp_changed(uint32_t warp_slot);
   void release_barriers();
