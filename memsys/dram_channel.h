@@ -97,6 +97,9 @@ class DramChannel {
   // No queued request, no read in flight or waiting to be taken, no write data
   // still on the bus (a refresh alone does not count).
   bool idle() const;
+  // No queued request and no read in flight or waiting to be taken: cycle()
+  // can produce no reply (it still keeps time: refresh, the data bus).
+  bool holds_no_request() const { return reads_.size == 0 && writes_.size == 0 && return_count_ == 0; }
   // Earliest cycle after `now` at which cycle() can change anything (for
   // fast-forwarding); UINT64_MAX when nothing ever will.
   uint64_t next_event(uint64_t now) const;

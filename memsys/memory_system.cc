@@ -122,9 +122,19 @@ void MemorySystem::run_unit(uint32_t unit, const MemoryEdge* edges, size_t count
       if (edges[i].clock == MemoryClock::kIcnt) reply_net_cycle(edges[i].cycle);
   } else {
     const uint32_t p = unit - kFirstPartitionUnit;
-    for (size_t i = 0; i < count; ++i) {
-      if (edges[i].clock == MemoryClock::kL2) partition_l2_cycle(p, edges[i].cycle);
-      else if (edges[i].clock == MemoryClock::kDram) partition_dram_cycle(p, edges[i].cycle);
+    if (partition_empty(p)) {
+      // Nothing arrives within the cycle (inputs were received above) and
+      // nothing is queued: the slices' cycles would change nothing, the
+      // channel's only its clock (refresh, the data bus).
+      for (size_t i = 0; i < count; ++i) {
+        if (edges[i].clock == MemoryClock::kL2) partitions_[p].l2_now = edges[i].cycle;
+        else if (edges[i].clock == MemoryClock::kDram) channels_[p]->cycle(edges[i].cycle);
+      }
+    } else {
+      for (size_t i = 0; i < count; ++i) {
+        if (edges[i].clock == MemoryClock::kL2) partition_l2_cycle(p, edges[i].cycle);
+        else if (edges[i].clock == MemoryClock::kDram) partition_dram_cycle(p, edges[i].cycle);
+      }
     }
   }
   publish_input_pops(unit);
@@ -187,6 +197,14 @@ void MemorySystem::reply_net_cycle(uint64_t cycle) {
       reply_net_->pop_output(c);
     }
   });
+}
+
+bool MemorySystem::partition_empty(uint32_t partition) const {
+  if (!partitions_[partition].returning.empty() || !channels_[partition]->holds_no_request()) return false;
+  const uint32_t subs = spec_.l2.subpartitions;
+  for (uint32_t s = partition * subs; s < (partition + 1) * subs; ++s)
+    if (!to_slice_[s].empty() || !slices_[s]->idle()) return false;
+  return true;
 }
 
 void MemorySystem::partition_l2_cycle(uint32_t partition, uint64_t cycle) {

@@ -116,6 +116,9 @@ class MemorySystem : public MemoryModel {
   void reply_net_cycle(uint64_t cycle);
   void partition_l2_cycle(uint32_t partition, uint64_t cycle);
   void partition_dram_cycle(uint32_t partition, uint64_t cycle);
+  // Nothing queued anywhere in the partition (its inboxes after receive, its
+  // slices, the channel, the DRAM return queue): its cycles only keep time.
+  bool partition_empty(uint32_t partition) const;
 
   // The unit's input ports: take in what was staged in the previous cycle /
   // publish this cycle's pops (LatchedQueue).
