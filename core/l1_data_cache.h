@@ -16,6 +16,7 @@
 // from the reply port, one per cycle. It is one implementation of the SM
 // memory port (core/sm_memory_port.h) and counts into its own L1Stats. Every
 // cache decision is the L1CachePolicy's (l1_cache_policy.h).
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -94,6 +95,9 @@ class L1DataCache {
 
   const uint32_t sm_id_;
   const L1dSpec& spec_;
+  // Line and bank of a byte address by shifts (line and bank bytes are powers
+  // of two); the bank count too when it is one (bank_mask_ 0: divide).
+  const uint32_t line_shift_, bank_shift_, bank_mask_;
   L1CachePolicy policy_;
   MshrTable<uint32_t> mshr_;
   LatchedQueue<MemPacket>* to_memory_ = nullptr;
@@ -111,12 +115,13 @@ template <typename Done>
 void L1DataCache::lookup(uint64_t now, Done&& done) {
   // One tag lookup per cycle: the head instruction's accesses to one line, one per data bank.
   QueuedInstruction& q = queue_[head_];
-  const uint64_t line = q.accesses[q.next].sector * kSectorBytes / spec_.line_bytes;
+  const uint64_t line = (q.accesses[q.next].sector * kSectorBytes) >> line_shift_;
   uint32_t banks_used = 0;
   while (q.next < q.accesses.size()) {
     const SectorAccess& a = q.accesses[q.next];
-    if (a.sector * kSectorBytes / spec_.line_bytes != line) break;
-    const uint32_t bank = uint32_t(a.sector * kSectorBytes / spec_.bank_bytes) % spec_.banks;
+    if ((a.sector * kSectorBytes) >> line_shift_ != line) break;
+    const uint32_t word = uint32_t((a.sector * kSectorBytes) >> bank_shift_);
+    const uint32_t bank = bank_mask_ ? word & bank_mask_ : word % spec_.banks;
     if (banks_used >> bank & 1u) break;  // bank conflict: next cycle
     bool hit = false;
     if (!lookup_one(q, a, hit)) {
