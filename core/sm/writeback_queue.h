@@ -82,7 +82,7 @@ class WritebackQueue {
   }
 
  private:
-  static constexpr uint32_t kWheel = 256;  // a power of two, a multiple of 64
+  static constexpr uint32_t kWheel = 64;  // a power of two, a multiple of 64 (ALU latencies fit; memory may go beyond)
   static constexpr uint32_t kNone = UINT32_MAX;
   struct Slot {
     std::vector<Writeback> items;
