@@ -33,15 +33,19 @@ KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatenci
 MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm) {
   MemoryCost c;
   c.latency = sm_.perfect_memory_latency;
+  // The lane addresses are read only where they decide the cost: shared
+  // memory's bank conflicts and the full memory system's caches.
   LaneBuffer scratch;
-  const std::span<const uint64_t> lanes = ti.has_addresses ? w.lane_addresses(wi, scratch) : std::span<const uint64_t>();
   if (ti.space == MemSpace::kShared) {
+    const std::span<const uint64_t> lanes = ti.has_addresses ? w.lane_addresses(wi, scratch) : std::span<const uint64_t>();
     const uint32_t waves = std::max(1u, shared_banks_.wavefronts(&ti, lanes, ti.access_bytes));
     c.busy = uint16_t(std::min<uint32_t>(waves, UINT16_MAX));
     c.latency = sm_.shared_latency + waves - 1;
     return c;
   }
-  if (ti.space == MemSpace::kConst || !levels_ || lanes.empty()) return c;
+  if (ti.space == MemSpace::kConst || !levels_ || !ti.has_addresses) return c;
+  const std::span<const uint64_t> lanes = w.lane_addresses(wi, scratch);
+  if (lanes.empty()) return c;
   // The sector requests of the sub-warp groups (core/coalescer.h), as the LD/ST unit makes them.
   sectors_.clear();
   coalesce(lanes, wi.active_mask, ti.access_bytes, sm_.coalesce_threads, sectors_);
