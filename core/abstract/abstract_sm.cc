@@ -25,6 +25,7 @@ AbstractSm::AbstractSm(const AbstractKernel& kernel)
   if (spec_.max_warps > 64 * spec_.subcores)
     throw std::invalid_argument("abstract model: more than 64 warps per sub-core (sm.max_warps / sm.subcores)");
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) schedulers_.push_back(make_warp_scheduler(spec_, sc));
+  for (AnyWarpScheduler& s : schedulers_) scheduler_base_.push_back(&base_of(s));
   two_level_ = spec_.scheduler == WarpSchedulerPolicy::kTwoLevel;
   finishing_.reserve(spec_.max_warps);
   finished_in_issue_.reserve(spec_.max_warps);
@@ -177,19 +178,33 @@ uint64_t AbstractSm::bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, 
   return (free + 255) / 256;
 }
 
-bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used) {
+AbstractSm::Offer AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used) {
   const CharacterisedInstruction& ci = k_.timing->insts[w.inst];
+  // Its issue resource first: refused, the warp is left as it is (as is every
+  // other warp that needs the resource this cycle).
+  size_t pipe = ExecutionUnits::kNone;
+  if (ci.memory) {
+    if (ldst_cycle_ != now) {
+      ldst_cycle_ = now;
+      ldst_issued_ = 0;
+    }
+    if (units_used & 1u || ldst_free_ > now || ldst_issued_ >= spec_.ldst_issue_per_cycle) return Offer::kRefused;
+  } else if (ci.unit != kNoUnit) {
+    if (units_used & (2u << ci.unit) || !collectors_.available(sc, now)) return Offer::kRefused;
+    pipe = units_.free_pipeline(sc, ci.unit, now);
+    if (pipe == ExecutionUnits::kNone) return Offer::kRefused;
+  }
   // A result from memory that comes later than in the characterisation holds its first reader back.
   if (ci.reads_memory_result && w.pending > 0) {
     const uint64_t ready = results_ready(w, ci, now);
     if (ready > now) {
       w.ready_at = ready;
-      return false;
+      return Offer::kWaits;
     }
   }
   if (ci.kind == InstKind::kMemBarrier && w.memory_done > now) {
     w.ready_at = w.memory_done;
-    return false;
+    return Offer::kWaits;
   }
   if (ci.kind == InstKind::kDepBar) {
     const TimedInstruction& ti = (*k_.program)[ci.static_id];
@@ -199,22 +214,13 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
       ready = std::max(ready, w.group_done[(w.groups_closed - back) % kCopyGroups]);
     if (ready > now) {
       w.ready_at = ready;
-      return false;
+      return Offer::kWaits;
     }
   }
   uint32_t bank_extra = 0;
   if (ci.memory) {
-    if (units_used & 1u) return false;
-    if (ldst_cycle_ != now) {
-      ldst_cycle_ = now;
-      ldst_issued_ = 0;
-    }
-    if (ldst_free_ > now || ldst_issued_ >= spec_.ldst_issue_per_cycle) return false;
     units_used |= 1u;
   } else if (ci.unit != kNoUnit) {
-    if (units_used & (2u << ci.unit) || !collectors_.available(sc, now)) return false;
-    const size_t pipe = units_.free_pipeline(sc, ci.unit, now);
-    if (pipe == ExecutionUnits::kNone) return false;
     units_.occupy(sc, pipe, ci.unit, now);
     bank_extra = ci.bank_conflicts;
     collectors_.claim(sc, now, bank_extra);
@@ -225,7 +231,7 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
   // Issue.
   const uint16_t delay = w.cold ? ci.cold_delay : ci.delay;
   ++stats_.warp_insts;
-  base_of(schedulers_[sc]).issued(slot);
+  scheduler_base_[sc]->issued(slot);
   uint64_t result = 0;
   if (ci.memory) {
     const MemoryCost& mc = work_->memory[w.memory++];
@@ -281,7 +287,7 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
     if (end <= now) finish_warp(slot, now);
     else finishing_.emplace_back(end, slot);
   }
-  return true;
+  return Offer::kIssued;
 }
 
 void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
@@ -298,22 +304,19 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   }
   AnyWarpScheduler& scheduler = schedulers_[sc];
   uint32_t issued = 0, units_used = 0;
-  // Resources looked at this cycle, and those refused: a refused one removes
-  // all its warps, which would fail without a side effect that matters (a
-  // warp's dependence wait, found later, gives it the same ready_at).
-  uint32_t checked = 0, blocked = 0;
+  // The resources refused this cycle: a refused one removes all its warps,
+  // which would fail without a side effect that matters (a warp's dependence
+  // wait, found later, gives it the same ready_at).
+  uint32_t blocked = 0;
   in_issue_ = true;
   // Offers the issue slot to a ready warp; true when the sub-core issues no more this cycle.
   auto offer = [&](uint32_t slot) {
-    const uint32_t resource = view_[slot].next_resource;
-    if (resource & ~checked) {
-      checked |= resource;
-      if (resource_refused(resource, sc, now)) {
-        blocked |= resource;
-        return false;
-      }
+    const Offer outcome = try_issue(warps_[slot], slot, sc, now, units_used);
+    if (outcome == Offer::kRefused) {
+      blocked |= view_[slot].next_resource;
+      return false;
     }
-    if (try_issue(warps_[slot], slot, sc, now, units_used)) ++issued;
+    if (outcome == Offer::kIssued) ++issued;
     requeue(slot, now);
     return issued >= spec_.issue_width;
   };
@@ -333,7 +336,7 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
     // the first slot after the last issued one, then wrapping round. Offering a
     // warp makes no other warp ready, so the warps left to offer are a snapshot
     // of the ready bits less those offered or refused their resource.
-    const uint32_t last = base_of(scheduler).last_issued();
+    const uint32_t last = scheduler_base_[sc]->last_issued();
     const uint32_t first_bit = last == UINT32_MAX || last < sc ? 0 : layout_.index(last) + 1;
     const uint64_t after = first_bit >= 64 ? 0 : ~uint64_t(0) << first_bit;
     uint64_t left = ready;
@@ -356,7 +359,7 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
       if (!done && candidates_.eligible(slot, blocked)) done = offer(slot);
   }
   in_issue_ = false;
-  for (uint32_t slot : finished_in_issue_) base_of(scheduler).remove_warp(slot);
+  for (uint32_t slot : finished_in_issue_) scheduler_base_[sc]->remove_warp(slot);
   finished_in_issue_.clear();
   // The sub-core's next chance: with no warp ready, the first waiting one's
   // cycle (a warp woken earlier lowers it). Warps still ready after an issue
@@ -405,8 +408,10 @@ AbstractSmResult AbstractSm::run(const SmWorkload& work) {
       dispatch_at_ = now + std::max(k_.sm_block_interval, 1u);
     }
     if (slots_.resident_blocks() == 0 && next_block == blocks) break;
-    const uint32_t first = uint32_t(now % spec_.subcores);
-    for (uint32_t i = 0; i < spec_.subcores; ++i) issue_subcore((first + i) % spec_.subcores, now);
+    // From sub-core now % subcores round; only those that may issue now.
+    const uint32_t subcores = spec_.subcores;
+    for (uint32_t i = 0, sc = uint32_t(now % subcores); i < subcores; ++i, sc = sc + 1 == subcores ? 0 : sc + 1)
+      if (subcore_ready_[sc] <= now) issue_subcore(sc, now);
     release_barriers(now);
     if (slots_.resident_blocks() == 0 && next_block == blocks) break;  // the last warp finished in this issue
     // The next cycle in which anything can happen.

@@ -98,7 +98,13 @@ class AbstractSm {
   }
   bool enter_next_block(Warp& w, uint64_t now);
   void issue_subcore(uint32_t sc, uint64_t now);
-  bool try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used);
+  // What offering the issue slot to a ready warp came to.
+  enum class Offer {
+    kIssued,
+    kRefused,  // its issue resource is taken this cycle; the warp is unchanged
+    kWaits,    // it waits for a result, a memory barrier or copy group (ready_at)
+  };
+  Offer try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used);
   uint64_t bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, uint64_t now) const;
   uint64_t results_ready(Warp& w, const CharacterisedInstruction& ci, uint64_t now);
   // Forgets the results written back by `now`, keeping the others in issue order: what
@@ -134,6 +140,7 @@ class AbstractSm {
   std::vector<Warp> warps_;
   std::vector<WarpState> view_;  // what the schedulers read: age, memory in flight
   std::vector<AnyWarpScheduler> schedulers_;
+  std::vector<WarpScheduler*> scheduler_base_;  // per sub-core: its scheduler's policy-independent part
   bool two_level_ = false;
   ExecutionUnits units_;
   OperandCollector collectors_;
