@@ -26,6 +26,10 @@ KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatenci
       latencies_(latencies),
       levels_(levels),
       shared_banks_(sm.shared_banks, sm.shared_bank_bytes) {
+  if (levels_) {
+    l1_bank_bytes_ = Divisor(levels_->l1_spec().bank_bytes);
+    l1_banks_ = Divisor(levels_->l1_spec().banks);
+  }
   lines_.reserve(128);
   sectors_.reserve(128);
 }
@@ -52,7 +56,6 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
   if (sectors_.empty()) return c;
   // The L1 looks up, each cycle, the next requests to one line, one per data bank
   // (L1DataCache::lookup); and the lines they touch, with each line's requests.
-  const L1dSpec& l1 = levels_->l1_spec();
   uint32_t lookups = 0;
   lines_.clear();
   for (size_t i = 0; i < sectors_.size();) {
@@ -60,7 +63,7 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
     ++lookups;
     uint32_t banks_used = 0;
     for (; i < sectors_.size() && sectors_[i].sector / 4 == line; ++i) {
-      const uint32_t bank = uint32_t(sectors_[i].sector * kSectorBytes / l1.bank_bytes) % l1.banks;
+      const uint32_t bank = uint32_t(l1_banks_.mod(uint32_t(l1_bank_bytes_.div(sectors_[i].sector * kSectorBytes))));
       if (banks_used >> bank & 1u) break;
       banks_used |= 1u << bank;
       LineTouch* t = nullptr;
