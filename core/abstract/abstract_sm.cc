@@ -17,6 +17,7 @@ AbstractSm::AbstractSm(const AbstractKernel& kernel)
       units_(spec_),
       collectors_(spec_),
       layout_(spec_.max_warps, spec_.subcores),
+      subcores_(spec_.subcores),
       candidates_(spec_.max_warps, spec_.subcores, 1 + uint32_t(spec_.units.size())),
       warm_from_(kernel.blocks->blocks().size(), UINT64_MAX),
       subcore_ready_(spec_.subcores, UINT64_MAX),
@@ -414,7 +415,7 @@ AbstractSmResult AbstractSm::run(const SmWorkload& work) {
     if (slots_.resident_blocks() == 0 && next_block == blocks) break;
     // From sub-core now % subcores round; only those that may issue now.
     const uint32_t subcores = spec_.subcores;
-    for (uint32_t i = 0, sc = uint32_t(now % subcores); i < subcores; ++i, sc = sc + 1 == subcores ? 0 : sc + 1)
+    for (uint32_t i = 0, sc = uint32_t(subcores_.mod(now)); i < subcores; ++i, sc = sc + 1 == subcores ? 0 : sc + 1)
       if (subcore_ready_[sc] <= now) issue_subcore(sc, now);
     release_barriers(now);
     if (slots_.resident_blocks() == 0 && next_block == blocks) break;  // the last warp finished in this issue

@@ -30,6 +30,7 @@
 #include "core/abstract/sm_workload.h"
 #include "core/abstract/wake_calendar.h"
 #include "core/block_slots.h"
+#include "core/divisor.h"
 #include "core/sm/execution_units.h"
 #include "core/sm/issue_candidates.h"
 #include "core/sm/operand_collector.h"
@@ -145,6 +146,7 @@ class AbstractSm {
   ExecutionUnits units_;
   OperandCollector collectors_;
   SlotLayout layout_;
+  Divisor subcores_;  // the first sub-core to issue in cycle c is c % subcores
   IssueCandidates candidates_;
   uint64_t ldst_free_ = 0, ldst_cycle_ = UINT64_MAX;
   uint32_t ldst_issued_ = 0;
