@@ -370,14 +370,15 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   // that is only an issue of this sub-core (its pipelines and collectors);
   // an issue elsewhere can only hold the shared LD/ST unit longer.
   uint64_t next = waiting_[sc].earliest();
-  uint32_t needed = 0;
+  uint32_t refused_next = 0;  // resources of warps still ready that are refused at now + 1
   for (uint64_t still = candidates_.eligible_word(sc, 0, 0); still != 0 && next > now + 1; still &= still - 1) {
     const uint32_t resource = view_[layout_.slot(sc, uint32_t(std::countr_zero(still)))].next_resource;
-    if (resource == 0) next = now + 1;
-    needed |= resource;
+    if (resource & refused_next) continue;
+    if (!resource_refused(resource, sc, now + 1)) next = now + 1;
+    else refused_next |= resource;
   }
-  for (uint32_t m = needed; m != 0 && next > now + 1; m &= m - 1)
-    next = std::min(next, resource_free_from(m & (~m + 1), sc, now));
+  for (uint32_t m = refused_next; m != 0 && next > now + 2; m &= m - 1)
+    next = std::min(next, resource_free_from(m & (~m + 1), sc, now + 1));
   subcore_ready_[sc] = next;
 }
 
