@@ -68,11 +68,12 @@ void AbstractSm::requeue(uint32_t slot, uint64_t now) {
   else candidates_.update(slot, v);
 }
 
-bool AbstractSm::resource_refused(uint32_t resource, uint32_t sc, uint64_t now) const {
-  if (resource == 0) return false;
-  if (resource & 1u) return ldst_free_ > now || (ldst_cycle_ == now && ldst_issued_ >= spec_.ldst_issue_per_cycle);
-  const uint32_t unit = uint32_t(std::countr_zero(resource)) - 1;
-  return !collectors_.available(sc, now) || units_.free_pipeline(sc, unit, now) == ExecutionUnits::kNone;
+bool AbstractSm::resource_free(uint32_t resource, uint32_t sc, uint64_t now, size_t& pipe) const {
+  if (resource == 0) return true;
+  if (resource & 1u) return ldst_free_ <= now && !(ldst_cycle_ == now && ldst_issued_ >= spec_.ldst_issue_per_cycle);
+  if (!collectors_.available(sc, now)) return false;
+  pipe = units_.free_pipeline(sc, uint32_t(std::countr_zero(resource)) - 1, now);
+  return pipe != ExecutionUnits::kNone;
 }
 
 void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t now) {
@@ -179,33 +180,19 @@ uint64_t AbstractSm::bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, 
   return (free + 255) / 256;
 }
 
-AbstractSm::Offer AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used) {
+bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used, size_t pipe) {
   const CharacterisedInstruction& ci = k_.timing->insts[w.inst];
-  // Its issue resource first: refused, the warp is left as it is (as is every
-  // other warp that needs the resource this cycle).
-  size_t pipe = ExecutionUnits::kNone;
-  if (ci.memory) {
-    if (ldst_cycle_ != now) {
-      ldst_cycle_ = now;
-      ldst_issued_ = 0;
-    }
-    if (units_used & 1u || ldst_free_ > now || ldst_issued_ >= spec_.ldst_issue_per_cycle) return Offer::kRefused;
-  } else if (ci.unit != kNoUnit) {
-    if (units_used & (2u << ci.unit) || !collectors_.available(sc, now)) return Offer::kRefused;
-    pipe = units_.free_pipeline(sc, ci.unit, now);
-    if (pipe == ExecutionUnits::kNone) return Offer::kRefused;
-  }
   // A result from memory that comes later than in the characterisation holds its first reader back.
   if (ci.reads_memory_result && w.pending > 0) {
     const uint64_t ready = results_ready(w, ci, now);
     if (ready > now) {
       w.ready_at = ready;
-      return Offer::kWaits;
+      return false;
     }
   }
   if (ci.kind == InstKind::kMemBarrier && w.memory_done > now) {
     w.ready_at = w.memory_done;
-    return Offer::kWaits;
+    return false;
   }
   if (ci.kind == InstKind::kDepBar) {
     const TimedInstruction& ti = (*k_.program)[ci.static_id];
@@ -215,11 +202,15 @@ AbstractSm::Offer AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uin
       ready = std::max(ready, w.group_done[(w.groups_closed - back) % kCopyGroups]);
     if (ready > now) {
       w.ready_at = ready;
-      return Offer::kWaits;
+      return false;
     }
   }
   uint32_t bank_extra = 0;
   if (ci.memory) {
+    if (ldst_cycle_ != now) {
+      ldst_cycle_ = now;
+      ldst_issued_ = 0;
+    }
     units_used |= 1u;
   } else if (ci.unit != kNoUnit) {
     units_.occupy(sc, pipe, ci.unit, now);
@@ -288,7 +279,7 @@ AbstractSm::Offer AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uin
     if (end <= now) finish_warp(slot, now);
     else finishing_.emplace_back(end, slot);
   }
-  return Offer::kIssued;
+  return true;
 }
 
 void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
@@ -312,12 +303,13 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   in_issue_ = true;
   // Offers the issue slot to a ready warp; true when the sub-core issues no more this cycle.
   auto offer = [&](uint32_t slot) {
-    const Offer outcome = try_issue(warps_[slot], slot, sc, now, units_used);
-    if (outcome == Offer::kRefused) {
-      blocked |= view_[slot].next_resource;
+    const uint32_t resource = view_[slot].next_resource;
+    size_t pipe = ExecutionUnits::kNone;
+    if ((resource & units_used) || !resource_free(resource, sc, now, pipe)) {
+      blocked |= resource;
       return false;
     }
-    if (outcome == Offer::kIssued) ++issued;
+    if (try_issue(warps_[slot], slot, sc, now, units_used, pipe)) ++issued;
     requeue(slot, now);
     return issued >= spec_.issue_width;
   };
@@ -371,10 +363,11 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   // an issue elsewhere can only hold the shared LD/ST unit longer.
   uint64_t next = waiting_[sc].earliest();
   uint32_t refused_next = 0;  // resources of warps still ready that are refused at now + 1
+  size_t pipe = ExecutionUnits::kNone;
   for (uint64_t still = candidates_.eligible_word(sc, 0, 0); still != 0 && next > now + 1; still &= still - 1) {
     const uint32_t resource = view_[layout_.slot(sc, uint32_t(std::countr_zero(still)))].next_resource;
     if (resource & refused_next) continue;
-    if (!resource_refused(resource, sc, now + 1)) next = now + 1;
+    if (resource_free(resource, sc, now + 1, pipe)) next = now + 1;
     else refused_next |= resource;
   }
   for (uint32_t m = refused_next; m != 0 && next > now + 2; m &= m - 1)
@@ -384,8 +377,9 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
 
 uint64_t AbstractSm::resource_free_from(uint32_t resource, uint32_t sc, uint64_t now) const {
   constexpr uint64_t kLookAhead = 8;
+  size_t pipe = ExecutionUnits::kNone;
   for (uint64_t t = now + 1; t <= now + kLookAhead; ++t)
-    if (!resource_refused(resource, sc, t)) return t;
+    if (resource_free(resource, sc, t, pipe)) return t;
   return now + kLookAhead + 1;
 }
 
