@@ -355,23 +355,17 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   for (uint32_t slot : finished_in_issue_) scheduler_base_[sc]->remove_warp(slot);
   finished_in_issue_.clear();
   // The sub-core's next chance: with no warp ready, the first waiting one's
-  // cycle (a warp woken earlier lowers it). Warps still ready (held back by
-  // the issue width or refused their resource) can issue no earlier than
-  // the first cycle one of their resources is free: until then every visit
-  // would refuse them all, with no side effect. What frees a resource before
-  // that is only an issue of this sub-core (its pipelines and collectors);
-  // an issue elsewhere can only hold the shared LD/ST unit longer.
+  // cycle (a warp woken earlier lowers it). Warps still ready after an issue
+  // (held back by the issue width or a resource) try again next cycle. With no
+  // issue, every warp still ready was refused its resource: nothing changes
+  // before one of those frees (an issue elsewhere can only hold the shared
+  // LD/ST unit longer).
   uint64_t next = waiting_[sc].earliest();
-  uint32_t refused_next = 0;  // resources of warps still ready that are refused at now + 1
-  size_t pipe = ExecutionUnits::kNone;
-  for (uint64_t still = candidates_.eligible_word(sc, 0, 0); still != 0 && next > now + 1; still &= still - 1) {
-    const uint32_t resource = view_[layout_.slot(sc, uint32_t(std::countr_zero(still)))].next_resource;
-    if (resource & refused_next) continue;
-    if (resource_free(resource, sc, now + 1, pipe)) next = now + 1;
-    else refused_next |= resource;
+  if (candidates_.eligible_word(sc, 0, 0) != 0) {
+    if (issued > 0) next = now + 1;
+    for (uint32_t m = blocked; m != 0 && next > now + 1; m &= m - 1)
+      next = std::min(next, resource_free_from(m & (~m + 1), sc, now));
   }
-  for (uint32_t m = refused_next; m != 0 && next > now + 2; m &= m - 1)
-    next = std::min(next, resource_free_from(m & (~m + 1), sc, now + 1));
   subcore_ready_[sc] = next;
 }
 
