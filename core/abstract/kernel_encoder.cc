@@ -103,17 +103,15 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
   return c;
 }
 
-KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, KernelProgram& program,
-                                    const Occupancy& occupancy) {
+KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb) {
   KernelWorkload out;
   out.sms.resize(sms_);
-  if (levels_) levels_->start_kernel(occupancy.l1_kb);
+  if (levels_) levels_->start_kernel(l1_kb);
   // Pass over the trace: each warp's fall-through runs (first static, length) and memory costs.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> runs(sms_);
   BasicBlocks::Builder builder;
   const StaticTable& table = trace.static_table(kernel);
-  std::unique_ptr<BlockCursor> cursor = trace.open_blocks_ahead(kernel, sms_ * std::max(occupancy.blocks_per_sm, 1u));
-  if (!cursor) cursor = trace.open_blocks(kernel);
+  std::unique_ptr<BlockCursor> cursor = trace.open_blocks(kernel);
   BlockTrace block;
   while (cursor->next(block)) {
     program.extend(table);

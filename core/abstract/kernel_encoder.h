@@ -15,7 +15,6 @@
 #include "core/coalescer.h"
 #include "core/divisor.h"
 #include "core/kernel_program.h"
-#include "core/occupancy.h"
 #include "core/shared_memory_banks.h"
 #include "frontend/trace/trace_source.h"
 
@@ -33,11 +32,9 @@ class KernelEncoder {
  public:
   // `levels` null: perfect memory (every global access sm.perfect_memory_latency).
   KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatencies& latencies, CacheHitLevels* levels);
-  // `occupancy`: the kernel's launch (the L1D its carve-out leaves; its first
-  // wave of blocks, which the trace decodes ahead on a thread of its own where
-  // it can). Throws TraceError for a bad trace; std::runtime_error for a path
-  // that is not whole blocks.
-  KernelWorkload encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, const Occupancy& occupancy);
+  // `l1_kb`: the L1D the kernel's carve-out leaves. Throws TraceError for a
+  // bad trace; std::runtime_error for a path that is not whole blocks.
+  KernelWorkload encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb);
 
  private:
   MemoryCost cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm);
