@@ -3,20 +3,9 @@
 #include <algorithm>
 #include <bit>
 
+#include "core/divisor.h"
+
 namespace lockstep {
-namespace {
-
-// a / d and a % d, by shifts when d is a power of two (the usual bank geometry).
-struct Divisor {
-  explicit Divisor(uint32_t d) : d(d), shift(std::has_single_bit(d) ? uint32_t(std::countr_zero(d)) : kNoShift) {}
-  uint64_t div(uint64_t a) const { return shift != kNoShift ? a >> shift : a / d; }
-  uint64_t mod(uint64_t a) const { return shift != kNoShift ? a & (d - 1) : a % d; }
-  static constexpr uint32_t kNoShift = 64;
-  uint64_t d;
-  uint32_t shift;
-};
-
-}  // namespace
 
 uint32_t shared_memory_wavefronts(std::span<const uint64_t> addrs, uint32_t access_bytes, uint32_t banks,
                                   uint32_t bank_bytes) {

@@ -17,6 +17,7 @@ AbstractSm::AbstractSm(const AbstractKernel& kernel)
       units_(spec_),
       collectors_(spec_),
       layout_(spec_.max_warps, spec_.subcores),
+      subcores_(spec_.subcores),
       candidates_(spec_.max_warps, spec_.subcores, 1 + uint32_t(spec_.units.size())),
       warm_from_(kernel.blocks->blocks().size(), UINT64_MAX),
       subcore_ready_(spec_.subcores, UINT64_MAX),
@@ -25,6 +26,7 @@ AbstractSm::AbstractSm(const AbstractKernel& kernel)
   if (spec_.max_warps > 64 * spec_.subcores)
     throw std::invalid_argument("abstract model: more than 64 warps per sub-core (sm.max_warps / sm.subcores)");
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) schedulers_.push_back(make_warp_scheduler(spec_, sc));
+  for (AnyWarpScheduler& s : schedulers_) scheduler_base_.push_back(&base_of(s));
   two_level_ = spec_.scheduler == WarpSchedulerPolicy::kTwoLevel;
   finishing_.reserve(spec_.max_warps);
   finished_in_issue_.reserve(spec_.max_warps);
@@ -66,11 +68,12 @@ void AbstractSm::requeue(uint32_t slot, uint64_t now) {
   else candidates_.update(slot, v);
 }
 
-bool AbstractSm::resource_refused(uint32_t resource, uint32_t sc, uint64_t now) const {
-  if (resource == 0) return false;
-  if (resource & 1u) return ldst_free_ > now || (ldst_cycle_ == now && ldst_issued_ >= spec_.ldst_issue_per_cycle);
-  const uint32_t unit = uint32_t(std::countr_zero(resource)) - 1;
-  return !collectors_.available(sc, now) || units_.free_pipeline(sc, unit, now) == ExecutionUnits::kNone;
+bool AbstractSm::resource_free(uint32_t resource, uint32_t sc, uint64_t now, size_t& pipe) const {
+  if (resource == 0) return true;
+  if (resource & 1u) return ldst_free_ <= now && !(ldst_cycle_ == now && ldst_issued_ >= spec_.ldst_issue_per_cycle);
+  if (!collectors_.available(sc, now)) return false;
+  pipe = units_.free_pipeline(sc, uint32_t(std::countr_zero(resource)) - 1, now);
+  return pipe != ExecutionUnits::kNone;
 }
 
 void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t now) {
@@ -177,7 +180,7 @@ uint64_t AbstractSm::bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, 
   return (free + 255) / 256;
 }
 
-bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used) {
+bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used, size_t pipe) {
   const CharacterisedInstruction& ci = k_.timing->insts[w.inst];
   // A result from memory that comes later than in the characterisation holds its first reader back.
   if (ci.reads_memory_result && w.pending > 0) {
@@ -204,17 +207,12 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
   }
   uint32_t bank_extra = 0;
   if (ci.memory) {
-    if (units_used & 1u) return false;
     if (ldst_cycle_ != now) {
       ldst_cycle_ = now;
       ldst_issued_ = 0;
     }
-    if (ldst_free_ > now || ldst_issued_ >= spec_.ldst_issue_per_cycle) return false;
     units_used |= 1u;
   } else if (ci.unit != kNoUnit) {
-    if (units_used & (2u << ci.unit) || !collectors_.available(sc, now)) return false;
-    const size_t pipe = units_.free_pipeline(sc, ci.unit, now);
-    if (pipe == ExecutionUnits::kNone) return false;
     units_.occupy(sc, pipe, ci.unit, now);
     bank_extra = ci.bank_conflicts;
     collectors_.claim(sc, now, bank_extra);
@@ -225,7 +223,7 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
   // Issue.
   const uint16_t delay = w.cold ? ci.cold_delay : ci.delay;
   ++stats_.warp_insts;
-  base_of(schedulers_[sc]).issued(slot);
+  scheduler_base_[sc]->issued(slot);
   uint64_t result = 0;
   if (ci.memory) {
     const MemoryCost& mc = work_->memory[w.memory++];
@@ -298,22 +296,20 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   }
   AnyWarpScheduler& scheduler = schedulers_[sc];
   uint32_t issued = 0, units_used = 0;
-  // Resources looked at this cycle, and those refused: a refused one removes
-  // all its warps, which would fail without a side effect that matters (a
-  // warp's dependence wait, found later, gives it the same ready_at).
-  uint32_t checked = 0, blocked = 0;
+  // The resources refused this cycle: a refused one removes all its warps,
+  // which would fail without a side effect that matters (a warp's dependence
+  // wait, found later, gives it the same ready_at).
+  uint32_t blocked = 0;
   in_issue_ = true;
   // Offers the issue slot to a ready warp; true when the sub-core issues no more this cycle.
   auto offer = [&](uint32_t slot) {
     const uint32_t resource = view_[slot].next_resource;
-    if (resource & ~checked) {
-      checked |= resource;
-      if (resource_refused(resource, sc, now)) {
-        blocked |= resource;
-        return false;
-      }
+    size_t pipe = ExecutionUnits::kNone;
+    if ((resource & units_used) || !resource_free(resource, sc, now, pipe)) {
+      blocked |= resource;
+      return false;
     }
-    if (try_issue(warps_[slot], slot, sc, now, units_used)) ++issued;
+    if (try_issue(warps_[slot], slot, sc, now, units_used, pipe)) ++issued;
     requeue(slot, now);
     return issued >= spec_.issue_width;
   };
@@ -333,7 +329,7 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
     // the first slot after the last issued one, then wrapping round. Offering a
     // warp makes no other warp ready, so the warps left to offer are a snapshot
     // of the ready bits less those offered or refused their resource.
-    const uint32_t last = base_of(scheduler).last_issued();
+    const uint32_t last = scheduler_base_[sc]->last_issued();
     const uint32_t first_bit = last == UINT32_MAX || last < sc ? 0 : layout_.index(last) + 1;
     const uint64_t after = first_bit >= 64 ? 0 : ~uint64_t(0) << first_bit;
     uint64_t left = ready;
@@ -356,7 +352,7 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
       if (!done && candidates_.eligible(slot, blocked)) done = offer(slot);
   }
   in_issue_ = false;
-  for (uint32_t slot : finished_in_issue_) base_of(scheduler).remove_warp(slot);
+  for (uint32_t slot : finished_in_issue_) scheduler_base_[sc]->remove_warp(slot);
   finished_in_issue_.clear();
   // The sub-core's next chance: with no warp ready, the first waiting one's
   // cycle (a warp woken earlier lowers it). Warps still ready after an issue
@@ -375,8 +371,9 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
 
 uint64_t AbstractSm::resource_free_from(uint32_t resource, uint32_t sc, uint64_t now) const {
   constexpr uint64_t kLookAhead = 8;
+  size_t pipe = ExecutionUnits::kNone;
   for (uint64_t t = now + 1; t <= now + kLookAhead; ++t)
-    if (!resource_refused(resource, sc, t)) return t;
+    if (resource_free(resource, sc, t, pipe)) return t;
   return now + kLookAhead + 1;
 }
 
@@ -405,8 +402,10 @@ AbstractSmResult AbstractSm::run(const SmWorkload& work) {
       dispatch_at_ = now + std::max(k_.sm_block_interval, 1u);
     }
     if (slots_.resident_blocks() == 0 && next_block == blocks) break;
-    const uint32_t first = uint32_t(now % spec_.subcores);
-    for (uint32_t i = 0; i < spec_.subcores; ++i) issue_subcore((first + i) % spec_.subcores, now);
+    // From sub-core now % subcores round; only those that may issue now.
+    const uint32_t subcores = spec_.subcores;
+    for (uint32_t i = 0, sc = uint32_t(subcores_.mod(now)); i < subcores; ++i, sc = sc + 1 == subcores ? 0 : sc + 1)
+      if (subcore_ready_[sc] <= now) issue_subcore(sc, now);
     release_barriers(now);
     if (slots_.resident_blocks() == 0 && next_block == blocks) break;  // the last warp finished in this issue
     // The next cycle in which anything can happen.

@@ -30,6 +30,7 @@
 #include "core/abstract/sm_workload.h"
 #include "core/abstract/wake_calendar.h"
 #include "core/block_slots.h"
+#include "core/divisor.h"
 #include "core/sm/execution_units.h"
 #include "core/sm/issue_candidates.h"
 #include "core/sm/operand_collector.h"
@@ -98,7 +99,10 @@ class AbstractSm {
   }
   bool enter_next_block(Warp& w, uint64_t now);
   void issue_subcore(uint32_t sc, uint64_t now);
-  bool try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used);
+  // Issues the warp's next instruction, whose resource is free (`pipe`: the
+  // unit class's free pipeline); false if it waits for a result, a memory
+  // barrier or a copy group (ready_at).
+  bool try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used, size_t pipe);
   uint64_t bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, uint64_t now) const;
   uint64_t results_ready(Warp& w, const CharacterisedInstruction& ci, uint64_t now);
   // Forgets the results written back by `now`, keeping the others in issue order: what
@@ -120,8 +124,9 @@ class AbstractSm {
   static uint32_t resource_of(const CharacterisedInstruction& ci) {
     return ci.memory ? 1u : ci.unit == kNoUnit ? 0u : 2u << ci.unit;
   }
-  // Sub-core `sc` cannot issue an instruction needing `resource` at `now`, whatever the warp.
-  bool resource_refused(uint32_t resource, uint32_t sc, uint64_t now) const;
+  // Sub-core `sc` can issue an instruction needing `resource` at `now` (as far as
+  // the other issues of the cycle go); for a unit class `pipe` is its free pipeline.
+  bool resource_free(uint32_t resource, uint32_t sc, uint64_t now, size_t& pipe) const;
   // The first cycle after `now` at which `resource` (one bit), refused at `now`,
   // may be free for sub-core `sc` as far as is known now (at most a few cycles on).
   uint64_t resource_free_from(uint32_t resource, uint32_t sc, uint64_t now) const;
@@ -134,10 +139,12 @@ class AbstractSm {
   std::vector<Warp> warps_;
   std::vector<WarpState> view_;  // what the schedulers read: age, memory in flight
   std::vector<AnyWarpScheduler> schedulers_;
+  std::vector<WarpScheduler*> scheduler_base_;  // per sub-core: its scheduler's policy-independent part
   bool two_level_ = false;
   ExecutionUnits units_;
   OperandCollector collectors_;
   SlotLayout layout_;
+  Divisor subcores_;  // the first sub-core to issue in cycle c is c % subcores
   IssueCandidates candidates_;
   uint64_t ldst_free_ = 0, ldst_cycle_ = UINT64_MAX;
   uint32_t ldst_issued_ = 0;

@@ -26,6 +26,10 @@ KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatenci
       latencies_(latencies),
       levels_(levels),
       shared_banks_(sm.shared_banks, sm.shared_bank_bytes) {
+  if (levels_) {
+    l1_bank_bytes_ = Divisor(levels_->l1_spec().bank_bytes);
+    l1_banks_ = Divisor(levels_->l1_spec().banks);
+  }
   lines_.reserve(128);
   sectors_.reserve(128);
 }
@@ -33,22 +37,25 @@ KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatenci
 MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm) {
   MemoryCost c;
   c.latency = sm_.perfect_memory_latency;
+  // The lane addresses are read only where they decide the cost: shared
+  // memory's bank conflicts and the full memory system's caches.
   LaneBuffer scratch;
-  const std::span<const uint64_t> lanes = ti.has_addresses ? w.lane_addresses(wi, scratch) : std::span<const uint64_t>();
   if (ti.space == MemSpace::kShared) {
+    const std::span<const uint64_t> lanes = ti.has_addresses ? w.lane_addresses(wi, scratch) : std::span<const uint64_t>();
     const uint32_t waves = std::max(1u, shared_banks_.wavefronts(&ti, lanes, ti.access_bytes));
     c.busy = uint16_t(std::min<uint32_t>(waves, UINT16_MAX));
     c.latency = sm_.shared_latency + waves - 1;
     return c;
   }
-  if (ti.space == MemSpace::kConst || !levels_ || lanes.empty()) return c;
+  if (ti.space == MemSpace::kConst || !levels_ || !ti.has_addresses) return c;
+  const std::span<const uint64_t> lanes = w.lane_addresses(wi, scratch);
+  if (lanes.empty()) return c;
   // The sector requests of the sub-warp groups (core/coalescer.h), as the LD/ST unit makes them.
   sectors_.clear();
   coalesce(lanes, wi.active_mask, ti.access_bytes, sm_.coalesce_threads, sectors_);
   if (sectors_.empty()) return c;
   // The L1 looks up, each cycle, the next requests to one line, one per data bank
   // (L1DataCache::lookup); and the lines they touch, with each line's requests.
-  const L1dSpec& l1 = levels_->l1_spec();
   uint32_t lookups = 0;
   lines_.clear();
   for (size_t i = 0; i < sectors_.size();) {
@@ -56,7 +63,7 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
     ++lookups;
     uint32_t banks_used = 0;
     for (; i < sectors_.size() && sectors_[i].sector / 4 == line; ++i) {
-      const uint32_t bank = uint32_t(sectors_[i].sector * kSectorBytes / l1.bank_bytes) % l1.banks;
+      const uint32_t bank = uint32_t(l1_banks_.mod(uint32_t(l1_bank_bytes_.div(sectors_[i].sector * kSectorBytes))));
       if (banks_used >> bank & 1u) break;
       banks_used |= 1u << bank;
       LineTouch* t = nullptr;
