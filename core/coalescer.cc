@@ -103,6 +103,13 @@ void coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t a
     return;
   }
   // Back to back: each group reads one range of bytes (coalesce()'s unit-stride case).
+  if (mask == 0xffffffffu && first % kSectorBytes == 0 && group * bytes % kSectorBytes == 0) {
+    // Every lane, from a sector's start, every group whole sectors (the
+    // common case): the warp's bytes are whole sectors in address order.
+    const uint64_t begin = first / kSectorBytes, end = begin + 32 * bytes / kSectorBytes;
+    for (uint64_t s = begin; s < end; ++s) out.push_back(SectorAccess{s, 0xffffffffu});
+    return;
+  }
   uint64_t begin = first;
   for (uint32_t g = 0; g < 32; g += group) {
     const uint32_t n = uint32_t(std::popcount(mask & uint32_t(((uint64_t(1) << group) - 1) << g)));
