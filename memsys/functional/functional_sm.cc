@@ -181,10 +181,17 @@ void FunctionalSm::line_accesses(L1Access kind, bool global_load, uint64_t line,
       send_sectors(L2RequestType::kRead, line, sectors, accesses);
       return;
     case L1Access::kStore: {
-      uint32_t bytes[kMaxSectorsPerLine] = {};
-      const SectorCache& cache = l1_.cache();
-      for (const SectorAccess& a : accesses) bytes[cache.sector_in_line(a.sector * kSectorBytes)] = a.byte_mask;
-      l1_.store_sectors(line, sectors, bytes);
+      const uint32_t first_bytes = accesses.front().byte_mask;
+      bool same_bytes = true;
+      for (const SectorAccess& a : accesses) same_bytes &= a.byte_mask == first_bytes;
+      if (same_bytes) {  // (whole sectors, mostly)
+        l1_.store_sectors(line, sectors, first_bytes);
+      } else {
+        uint32_t bytes[kMaxSectorsPerLine] = {};
+        const SectorCache& cache = l1_.cache();
+        for (const SectorAccess& a : accesses) bytes[cache.sector_in_line(a.sector * kSectorBytes)] = a.byte_mask;
+        l1_.store_sectors(line, sectors, bytes);
+      }
       send_sectors(L2RequestType::kWrite, line, sectors, accesses);
       return;
     }
