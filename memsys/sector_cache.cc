@@ -49,9 +49,7 @@ uint32_t SectorCache::set_of(uint64_t addr) const {
   return index_hash(geometry_.set_hash, addr >> line_shift_, set_bits_);
 }
 
-SectorCache::TagSlot SectorCache::find(uint64_t tag) const {
-  if (last_found_.line != kNoLine && last_found_.tag == tag) return last_found_;
-  if (last_missing_set_ && last_missing_ == tag) return TagSlot{};
+SectorCache::TagSlot SectorCache::find_in_index(uint64_t tag) const {
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   for (uint32_t i = home_slot(tag);; i = (i + 1) & mask) {
     const TagSlot& slot = tag_index_[i];

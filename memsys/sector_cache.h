@@ -161,7 +161,13 @@ class SectorCache {
   };
 
   // The slot of tag: its line index (set * geometry.ways + way) and set, or line = kNoLine.
-  TagSlot find(uint64_t tag) const;
+  TagSlot find(uint64_t tag) const {
+    if (last_found_.line != kNoLine && last_found_.tag == tag) return last_found_;
+    if (last_missing_set_ && last_missing_ == tag) return TagSlot{};
+    return find_in_index(tag);
+  }
+  // find() by probing the index (remembering the answer).
+  TagSlot find_in_index(uint64_t tag) const;
   uint32_t home_slot(uint64_t tag) const { return uint32_t((tag * 0x9E3779B97F4A7C15ull) >> tag_shift_); }
   void index_insert(uint64_t tag, uint32_t line, uint32_t set);
   void index_erase(uint64_t tag);
