@@ -91,7 +91,7 @@ void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_by
   }
 }
 
-void coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t access_bytes, uint32_t group_threads,
+bool coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t access_bytes, uint32_t group_threads,
                       std::vector<SectorAccess>& out) {
   const uint32_t group = std::clamp(group_threads, 1u, 32u);
   const uint32_t bytes = std::clamp(access_bytes, 1u, 128u);
@@ -100,9 +100,16 @@ void coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t a
     std::array<uint64_t, 32> a;
     for (uint32_t k = 0; k < lanes; ++k) a[k] = first + k * stride;
     coalesce(std::span<const uint64_t>(a.data(), lanes), mask, access_bytes, group_threads, out);
-    return;
+    return false;
   }
   // Back to back: each group reads one range of bytes (coalesce()'s unit-stride case).
+  if (mask == 0xffffffffu && first % kSectorBytes == 0 && group * bytes % kSectorBytes == 0) {
+    // Every lane, from a sector's start, every group whole sectors (the
+    // common case): the warp's bytes are whole sectors in address order.
+    const uint64_t begin = first / kSectorBytes, end = begin + 32 * bytes / kSectorBytes;
+    for (uint64_t s = begin; s < end; ++s) out.push_back(SectorAccess{s, 0xffffffffu});
+    return true;
+  }
   uint64_t begin = first;
   for (uint32_t g = 0; g < 32; g += group) {
     const uint32_t n = uint32_t(std::popcount(mask & uint32_t(((uint64_t(1) << group) - 1) << g)));
@@ -110,6 +117,7 @@ void coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t a
     append_range(begin, begin + uint64_t(n) * bytes, out);
     begin += uint64_t(n) * bytes;
   }
+  return false;
 }
 
 }  // namespace lockstep

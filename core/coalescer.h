@@ -23,8 +23,10 @@ void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_by
               std::vector<SectorAccess>& out);
 // coalesce() of the addresses first + k * stride (k = 0, 1, ... over the
 // active lanes of `mask`, lowest lane first): the same requests, without the
-// addresses written out when the lanes access back-to-back bytes.
-void coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t access_bytes, uint32_t group_threads,
+// addresses written out when the lanes access back-to-back bytes. True when
+// the appended requests are whole sectors, consecutive, in ascending order
+// (a full warp reading back-to-back whole sectors per group; false says nothing).
+bool coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t access_bytes, uint32_t group_threads,
                       std::vector<SectorAccess>& out);
 
 }  // namespace lockstep

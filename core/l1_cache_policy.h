@@ -62,6 +62,10 @@ class L1CachePolicy {
   void store_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks) {
     cache_.write_sectors(addr, sectors, byte_masks, false);
   }
+  // The same with byte_mask for every sector.
+  void store_sectors(uint64_t addr, uint32_t sectors, uint32_t byte_mask) {
+    cache_.write_sectors(addr, sectors, byte_mask, false);
+  }
   // A cached load's sector arrived: allocate on fill.
   void fill(uint64_t addr) { cache_.fill(addr); }
   // fill() of the sectors of the line holding addr in `sectors` (bit s: sector s), in one lookup.

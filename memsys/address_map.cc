@@ -66,18 +66,7 @@ DecodedAddress AddressMap::decode(uint64_t addr) const {
 SliceAddress AddressMap::locate(uint64_t addr) const {
   uint32_t c = 0;
   const uint64_t la = channel_local(addr, &c);
-  const uint64_t line = la >> line_shift_;
-  SliceAddress s;
-  uint64_t local_line = 0;
-  if (subpartitions_pow2_) {
-    s.slice = c * subpartitions_ + uint32_t(line & (subpartitions_ - 1));
-    local_line = line >> subpartition_shift_;
-  } else {
-    s.slice = c * subpartitions_ + uint32_t(line % subpartitions_);
-    local_line = line / subpartitions_;
-  }
-  s.local = (local_line << line_shift_) | (la & (line_bytes_ - 1));
-  return s;
+  return in_channel(c, la);
 }
 
 uint32_t AddressMap::slice(uint64_t addr) const { return locate(addr).slice; }

@@ -75,8 +75,29 @@ class AddressMap {
 
   // Address inside the slice (channel and sub-partition removed); dense per slice.
   uint64_t slice_local(uint64_t addr) const;
-  // slice(addr) and slice_local(addr) from one partition hash.
+  // slice(addr) and slice_local(addr) from one partition hash:
+  // in_channel(c, channel_local(addr, &c)).
   SliceAddress locate(uint64_t addr) const;
+  // The channel of addr and the address inside the channel (channel bits
+  // removed); every byte of one interleave chunk has the same channel, and
+  // the offset in the chunk is kept.
+  uint64_t channel_local(uint64_t addr, uint32_t* channel) const;
+  // The slice and slice-local address of channel-local address `la` of channel `channel`.
+  SliceAddress in_channel(uint32_t channel, uint64_t la) const {
+    const uint64_t line = la >> line_shift_;
+    SliceAddress s;
+    uint64_t local_line = 0;
+    if (subpartitions_pow2_) {
+      s.slice = channel * subpartitions_ + uint32_t(line & (subpartitions_ - 1));
+      local_line = line >> subpartition_shift_;
+    } else {
+      s.slice = channel * subpartitions_ + uint32_t(line % subpartitions_);
+      local_line = line / subpartitions_;
+    }
+    s.local = (local_line << line_shift_) | (la & (line_bytes_ - 1));
+    return s;
+  }
+  uint32_t interleave_bytes() const { return interleave_; }
   // The L2 line size: every byte of one line has the same slice, and the line
   // offset is kept in the slice-local address (the interleave is whole lines).
   uint32_t line_bytes() const { return line_bytes_; }
@@ -94,7 +115,6 @@ class AddressMap {
   void split_chunk(uint64_t chunk, uint32_t* channel, uint64_t* local_chunk) const;
   uint64_t join_chunk(uint32_t channel, uint64_t local_chunk) const;
   uint32_t block_hash(uint64_t block) const;
-  uint64_t channel_local(uint64_t addr, uint32_t* channel) const;
 
   IndexHash partition_hash_;
   IndexHash bank_hash_;
@@ -114,26 +134,27 @@ class AddressMap {
   uint32_t subpartition_shift_;
 };
 
-// AddressMap::locate remembering the last line it located: the bytes of one
-// line share a slice and a slice-local line, so a line's sectors, coming one
-// after another, take one lookup.
+// AddressMap::locate remembering the last interleave chunk it hashed: the
+// bytes of one chunk (one or more lines) share a channel, so the sectors and
+// lines of a chunk, coming one after another, take one partition hash.
 class LineLocator {
  public:
-  explicit LineLocator(const AddressMap& map) : map_(map), offset_mask_(uint64_t(map.line_bytes()) - 1) {}
+  explicit LineLocator(const AddressMap& map) : map_(map), offset_mask_(uint64_t(map.interleave_bytes()) - 1) {}
   SliceAddress locate(uint64_t addr) {
-    const uint64_t line = addr & ~offset_mask_;
-    if (line != line_) {
-      line_ = line;
-      at_ = map_.locate(line);
+    const uint64_t chunk = addr & ~offset_mask_;
+    if (chunk != chunk_) {
+      chunk_ = chunk;
+      local_chunk_ = map_.channel_local(chunk, &channel_);
     }
-    return SliceAddress{at_.slice, at_.local | (addr & offset_mask_)};
+    return map_.in_channel(channel_, local_chunk_ | (addr & offset_mask_));
   }
 
  private:
   const AddressMap& map_;
-  uint64_t offset_mask_;
-  uint64_t line_ = UINT64_MAX;  // (no line starts there: line addresses have the offset bits clear)
-  SliceAddress at_{};
+  uint64_t offset_mask_;          // interleave_bytes - 1
+  uint64_t chunk_ = UINT64_MAX;   // (no chunk starts there: chunk addresses have the offset bits clear)
+  uint64_t local_chunk_ = 0;      // channel_local(chunk_)
+  uint32_t channel_ = 0;          // the channel of chunk_
 };
 
 }  // namespace lockstep

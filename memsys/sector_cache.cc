@@ -32,6 +32,7 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
   sectors_per_line_ = geometry.sectors_per_line();
   set_bits_ = uint32_t(std::countr_zero(geometry.sets));
   line_shift_ = uint32_t(std::countr_zero(geometry.line_bytes));
+  sector_shift_ = uint32_t(std::countr_zero(geometry.sector_bytes));
   full_mask_ = geometry.sector_bytes == 32 ? 0xffffffffu : (1u << geometry.sector_bytes) - 1;
   lines_.assign(lines, Line{});
   byte_masks_.assign(lines * sectors_per_line_, 0);
@@ -48,12 +49,15 @@ uint32_t SectorCache::set_of(uint64_t addr) const {
   return index_hash(geometry_.set_hash, addr >> line_shift_, set_bits_);
 }
 
-SectorCache::TagSlot SectorCache::find(uint64_t tag) const {
-  if (last_found_.line != kNoLine && last_found_.tag == tag) return last_found_;
+SectorCache::TagSlot SectorCache::find_in_index(uint64_t tag) const {
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   for (uint32_t i = home_slot(tag);; i = (i + 1) & mask) {
     const TagSlot& slot = tag_index_[i];
-    if (slot.line == kNoLine) return slot;
+    if (slot.line == kNoLine) {
+      last_missing_ = tag;
+      last_missing_set_ = true;
+      return slot;
+    }
     if (slot.tag == tag) return last_found_ = slot;
   }
 }
@@ -64,6 +68,7 @@ void SectorCache::index_insert(uint64_t tag, uint32_t line, uint32_t set) {
   while (tag_index_[i].line != kNoLine) i = (i + 1) & mask;
   tag_index_[i] = TagSlot{tag, line, set};
   last_found_ = tag_index_[i];
+  last_missing_set_ = false;
 }
 
 void SectorCache::index_erase(uint64_t tag) {
@@ -142,9 +147,7 @@ Eviction SectorCache::allocate(uint32_t set, uint64_t tag, uint32_t* line_index)
     make_mru(set, way);
   }
   const uint32_t li = index_of(set, way);
-  lines_[li] = Line{tag, 0, 0};
-  uint32_t* m = masks(li);
-  for (uint32_t s = 0; s < sectors_per_line_; ++s) m[s] = 0;
+  lines_[li] = Line{tag, 0, 0};  // (no sector valid: its byte masks are not read until written)
   index_insert(tag, li, set);
   *line_index = li;
   return ev;
@@ -161,7 +164,8 @@ SectorState SectorCache::probe(uint64_t addr) const {
 uint32_t SectorCache::byte_mask(uint64_t addr) const {
   const uint32_t li = find(addr >> line_shift_).line;
   if (li == kNoLine) return 0;
-  return masks(li)[sector_in_line(addr)];
+  const uint32_t s = sector_in_line(addr);
+  return lines_[li].valid >> s & 1 ? masks(li)[s] : 0;
 }
 
 bool SectorCache::touch(uint64_t addr) {
@@ -198,9 +202,10 @@ Eviction SectorCache::write(uint64_t addr, uint32_t byte_mask, bool allocate_lin
   if (li == kNoLine) return ev;
   Line& l = lines_[li];
   const uint32_t s = sector_in_line(addr);
+  uint32_t& m = masks(li)[s];
+  m = (l.valid >> s & 1 ? m : 0) | (byte_mask & full_mask_);  // (an invalid sector's mask is stale)
   l.valid |= 1u << s;
   if (geometry_.write_policy == WritePolicy::kWriteBack) l.dirty |= 1u << s;
-  masks(li)[s] |= byte_mask & full_mask_;
   return ev;
 }
 
@@ -244,13 +249,13 @@ Eviction SectorCache::write_sectors_with(uint64_t addr, uint32_t sectors, bool a
   const uint32_t li = use_line(addr, allocate_line, ev);
   if (li == kNoLine) return ev;
   Line& l = lines_[li];
-  l.valid |= sectors;
-  if (geometry_.write_policy == WritePolicy::kWriteBack) l.dirty |= sectors;
   uint32_t* m = masks(li);
   for (uint32_t v = sectors; v != 0; v &= v - 1) {
     const uint32_t s = uint32_t(std::countr_zero(v));
-    m[s] |= bytes_of(s) & full_mask_;
+    m[s] = (l.valid >> s & 1 ? m[s] : 0) | (bytes_of(s) & full_mask_);  // (an invalid sector's mask is stale)
   }
+  l.valid |= sectors;
+  if (geometry_.write_policy == WritePolicy::kWriteBack) l.dirty |= sectors;
   return ev;
 }
 
@@ -274,6 +279,7 @@ void SectorCache::invalidate_all() {
   }
   for (SetState& st : set_state_) st = SetState{};
   last_found_ = TagSlot{};
+  last_missing_set_ = false;
 }
 
 void SectorCache::set_ways(uint32_t ways) {

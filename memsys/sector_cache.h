@@ -76,7 +76,7 @@ class SectorCache {
   uint64_t line_addr(uint64_t addr) const { return addr & ~uint64_t(geometry_.line_bytes - 1); }
   uint64_t sector_addr(uint64_t addr) const { return addr & ~uint64_t(geometry_.sector_bytes - 1); }
   uint32_t sector_in_line(uint64_t addr) const {
-    return uint32_t((addr & (geometry_.line_bytes - 1)) / geometry_.sector_bytes);
+    return uint32_t((addr & (geometry_.line_bytes - 1)) >> sector_shift_);
   }
   uint32_t set_of(uint64_t addr) const;
 
@@ -161,7 +161,13 @@ class SectorCache {
   };
 
   // The slot of tag: its line index (set * geometry.ways + way) and set, or line = kNoLine.
-  TagSlot find(uint64_t tag) const;
+  TagSlot find(uint64_t tag) const {
+    if (last_found_.line != kNoLine && last_found_.tag == tag) return last_found_;
+    if (last_missing_set_ && last_missing_ == tag) return TagSlot{};
+    return find_in_index(tag);
+  }
+  // find() by probing the index (remembering the answer).
+  TagSlot find_in_index(uint64_t tag) const;
   uint32_t home_slot(uint64_t tag) const { return uint32_t((tag * 0x9E3779B97F4A7C15ull) >> tag_shift_); }
   void index_insert(uint64_t tag, uint32_t line, uint32_t set);
   void index_erase(uint64_t tag);
@@ -189,10 +195,13 @@ class SectorCache {
   uint32_t sectors_per_line_;
   uint32_t set_bits_;
   uint32_t line_shift_;
+  uint32_t sector_shift_;            // log2(sector_bytes)
   uint32_t full_mask_;
   uint32_t tag_shift_;               // 64 - log2(tag_index_.size())
   std::vector<Line> lines_;          // sets x ways
-  std::vector<uint32_t> byte_masks_;  // sets x ways x sectors_per_line
+  // sets x ways x sectors_per_line; a sector's mask means something only
+  // while the sector is valid (allocation leaves the old line's masks).
+  std::vector<uint32_t> byte_masks_;
   std::vector<uint32_t> lru_prev_;   // sets x ways: the next more recently used way
   std::vector<uint32_t> lru_next_;   // sets x ways: the next less recently used way
   std::vector<SetState> set_state_;  // per set
@@ -201,6 +210,10 @@ class SectorCache {
   // line mostly come one after another, so they share one index lookup.
   // Dropped when its tag leaves the index.
   mutable TagSlot last_found_;
+  // The last tag find() did not find (valid while last_missing_set_): a miss
+  // is mostly looked up again at once to allocate. Dropped by every insert.
+  mutable uint64_t last_missing_ = 0;
+  mutable bool last_missing_set_ = false;
 };
 
 }  // namespace lockstep

@@ -14,7 +14,9 @@ FunctionalSm::FunctionalSm(const GpuSpec& spec, const AddressMap& map)
       l2_line_mask_(uint64_t(spec.memory.l2.line_bytes) - 1),
       l2_sector_shift_(uint32_t(std::countr_zero(spec.memory.l2.sector_bytes))),
       same_lines_(spec.memory.l1d.line_bytes == spec.memory.l2.line_bytes &&
-                  spec.memory.l1d.sector_bytes == spec.memory.l2.sector_bytes) {
+                  spec.memory.l1d.sector_bytes == spec.memory.l2.sector_bytes),
+      l1_sectors_are_32_(spec.memory.l1d.sector_bytes == kSectorBytes),
+      l1_sectors_per_line_(spec.memory.l1d.line_bytes / spec.memory.l1d.sector_bytes) {
   warps_.reserve(size_t(spec.sm.max_warps) * 2);
   sectors_.reserve(128);
   missed_.reserve(128);
@@ -123,8 +125,9 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
   // Constant loads and the like come without addresses in traces.
   sectors_.clear();
   uint64_t first = 0, stride = 0;
+  bool consecutive = false;  // sectors_ are whole sectors, consecutive, ascending
   if (ti.has_addresses && active_lanes > 0 && trace.addrs.strided(wi.addr_ref, active_lanes, &first, &stride)) {
-    coalesce_strided(first, stride, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
+    consecutive = coalesce_strided(first, stride, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
   } else {
     LaneBuffer lane_buffer;
     const std::span<const uint64_t> lanes =
@@ -138,16 +141,24 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
   const L1Access kind = L1CachePolicy::access_kind(spec_.memory.l1d, op, ti.space);
   const bool global_load = op == SmAccessOp::kLoad && is_global_space(ti.space);
   const SectorCache& cache = l1_.cache();
+  // Consecutive sectors the L1's own size: a line's accesses run to the line's end.
+  const bool runs = consecutive && l1_sectors_are_32_;
   for (size_t i = 0; i < sectors_.size();) {
     // The accesses from i on to one L1 line, each sector once.
     const uint64_t line = cache.line_addr(sectors_[i].sector * kSectorBytes);
     uint32_t sectors = 0;
     size_t end = i;
-    for (; end < sectors_.size(); ++end) {
-      const uint64_t addr = sectors_[end].sector * kSectorBytes;
-      const uint32_t bit = 1u << cache.sector_in_line(addr);
-      if (cache.line_addr(addr) != line || (sectors & bit) != 0) break;
-      sectors |= bit;
+    if (runs) {
+      const uint32_t s = cache.sector_in_line(sectors_[i].sector * kSectorBytes);
+      end = i + std::min<size_t>(sectors_.size() - i, l1_sectors_per_line_ - s);
+      sectors = uint32_t(((uint64_t(1) << (end - i)) - 1) << s);
+    } else {
+      for (; end < sectors_.size(); ++end) {
+        const uint64_t addr = sectors_[end].sector * kSectorBytes;
+        const uint32_t bit = 1u << cache.sector_in_line(addr);
+        if (cache.line_addr(addr) != line || (sectors & bit) != 0) break;
+        sectors |= bit;
+      }
     }
     line_accesses(kind, global_load, line, sectors, i, end);
     i = end;
@@ -181,10 +192,17 @@ void FunctionalSm::line_accesses(L1Access kind, bool global_load, uint64_t line,
       send_sectors(L2RequestType::kRead, line, sectors, accesses);
       return;
     case L1Access::kStore: {
-      uint32_t bytes[kMaxSectorsPerLine] = {};
-      const SectorCache& cache = l1_.cache();
-      for (const SectorAccess& a : accesses) bytes[cache.sector_in_line(a.sector * kSectorBytes)] = a.byte_mask;
-      l1_.store_sectors(line, sectors, bytes);
+      const uint32_t first_bytes = accesses.front().byte_mask;
+      bool same_bytes = true;
+      for (const SectorAccess& a : accesses) same_bytes &= a.byte_mask == first_bytes;
+      if (same_bytes) {  // (whole sectors, mostly)
+        l1_.store_sectors(line, sectors, first_bytes);
+      } else {
+        uint32_t bytes[kMaxSectorsPerLine] = {};
+        const SectorCache& cache = l1_.cache();
+        for (const SectorAccess& a : accesses) bytes[cache.sector_in_line(a.sector * kSectorBytes)] = a.byte_mask;
+        l1_.store_sectors(line, sectors, bytes);
+      }
       send_sectors(L2RequestType::kWrite, line, sectors, accesses);
       return;
     }

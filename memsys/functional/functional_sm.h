@@ -123,6 +123,8 @@ class FunctionalSm {
   const uint64_t l2_line_mask_;     // l2.line_bytes - 1
   const uint32_t l2_sector_shift_;  // log2(l2.sector_bytes)
   const bool same_lines_;           // the L1's lines and sectors are the L2's
+  const bool l1_sectors_are_32_;    // l1d.sector_bytes is the coalescer's kSectorBytes
+  const uint32_t l1_sectors_per_line_;
   SmStats stats_;
 };
 

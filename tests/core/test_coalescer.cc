@@ -82,6 +82,7 @@ TEST(Coalescer, MatchesTheByteByByteReference) {
 // not (written out inside), for every group size and partial masks.
 TEST(Coalescer, StridedLanesMatchTheByteByByteReference) {
   std::mt19937_64 rng(13);
+  int whole_trials = 0;  // trials coalesce_strided called whole sectors
   const uint32_t sizes[] = {1, 2, 4, 8, 12, 16, 32, 64, 128};
   for (int trial = 0; trial < 4000; ++trial) {
     const uint32_t bytes = sizes[rng() % 9];
@@ -94,10 +95,20 @@ TEST(Coalescer, StridedLanesMatchTheByteByByteReference) {
     for (uint32_t lane = 0; lane < 32; ++lane)
       if (mask >> lane & 1) addrs.push_back(first + addrs.size() * stride);
     std::vector<SectorAccess> got;
-    coalesce_strided(first, stride, mask, bytes, group, got);
+    const bool whole = coalesce_strided(first, stride, mask, bytes, group, got);
     ASSERT_NO_FATAL_FAILURE(expect_same(got, reference(addrs, mask, bytes, group)))
         << "trial " << trial << ", stride " << int64_t(stride) << ", group " << group;
+    // Told whole: every request a whole sector, each the one after the last.
+    if (!whole) continue;
+    ++whole_trials;
+    for (size_t k = 0; k < got.size(); ++k) {
+      ASSERT_EQ(got[k].byte_mask, 0xffffffffu) << "trial " << trial << ", request " << k;
+      if (k > 0) {
+        ASSERT_EQ(got[k].sector, got[k - 1].sector + 1) << "trial " << trial << ", request " << k;
+      }
+    }
   }
+  EXPECT_GT(whole_trials, 0);  // (the claim was made and checked)
 }
 
 }  // namespace
