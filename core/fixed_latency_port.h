@@ -23,7 +23,7 @@ class FixedLatencyPort {
   L1Stats take_stats() { return L1Stats(); }
 
  private:
-  uint32_t latency_;
+  uint32_t latency_ = 0;
 };
 
 }  // namespace lockstep
