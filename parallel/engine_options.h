@@ -52,7 +52,7 @@ struct SerialFallback {
 struct EngineOptions {
   Schedule schedule = Schedule::kSeq;
   uint32_t threads = 1;  // simulation threads, the memory-side thread included (seq: one)
-  Partition partition = Partition::kBalanced;  // measured fastest (bench/README.md, --mode defaults)
+  Partition partition = Partition::kRoundRobin;  // measured fastest (bench/README.md, --mode defaults)
   HandshakeKind handshake = HandshakeKind::kSpinFutex;
   std::optional<uint64_t> shuffle_seed;  // tick clusters in a random order each cycle
   bool fast_forward = true;              // jump over cycles in which nothing can change

@@ -39,7 +39,7 @@ std::optional<uint64_t> parse_cluster_order(const std::string& text) {
 
 int cmd_run(const Args& args) {
   std::string input, gpu, kernels, stats_json, stats_csv_file, schedule, cluster_order = "natural";
-  std::string handshake = "spin", partition = "balanced", cache_control = "none";
+  std::string handshake = "spin", partition = "round-robin", cache_control = "none";
   std::vector<std::string> sets, config_files;
   RunOptions options;
   bool perfect = false, quiet = false, no_fast_forward = false, allow_partial = false, no_memcpy_warm = false;
@@ -72,9 +72,9 @@ int cmd_run(const Args& args) {
       "balanced: sized from measured time)")(
       "handshake", po::value(&handshake)->default_value("spin"),
       "per-cycle semaphores: spin (spin, then futex; measured faster) or std (std::counting_semaphore)")(
-      "partition", po::value(&partition)->default_value("balanced"),
-      "clusters to threads: balanced (clusters and memory-side units by measured time; measured fastest), "
-      "contiguous, round-robin")(
+      "partition", po::value(&partition)->default_value("round-robin"),
+      "clusters to threads: round-robin (cluster c to thread c mod N; measured fastest), contiguous, balanced "
+      "(clusters and memory-side units by measured time)")(
       "pin", po::bool_switch(&options.engine.pin_threads), "pin simulation thread i to CPU i (optional; same results)")(
       "no-fast-forward", po::bool_switch(&no_fast_forward),
       "simulate every cycle, also those in which nothing can change (results are the same)")(
