@@ -203,21 +203,25 @@ TEST(AbstractModel, BlockLaunchIntervalsBoundTheKernelAsInTheCycleModel) {
   }
 }
 
+// A warp's trace lines: `body` at PCs 0, 16, 32, ..., then EXIT.
+test::WarpLines numbered(const std::vector<std::string>& body) {
+  test::WarpLines lines;
+  uint32_t pc = 0;
+  for (const std::string& text : body) {
+    lines.push_back(hex_pc(pc) + text);
+    pc += 16;
+  }
+  lines.push_back(hex_pc(pc) + " ffffffff 0 EXIT 0 0");
+  return lines;
+}
+
 TEST(AbstractModel, EverySubWarpGroupsRequestCostsTheL1AndTheL2AsInTheCycleModel) {
   // Sixteen warps on one SM, each storing 16 times from all lanes to one
   // word: the coalescer's four 8-lane groups each send the sector, so every
   // store takes four L1 lookups (one data bank) and four L2 writes to one
   // slice. Counting the line once per instruction makes the kernel about
   // four times too fast.
-  test::BlockLines block;
-  for (int w = 0; w < 16; ++w) {
-    test::WarpLines lines;
-    uint32_t pc = 0;
-    for (int i = 0; i < 16; ++i, pc += 16)
-      lines.push_back(hex_pc(pc) + " ffffffff 0 STG.E.SYS 2 R2 R3 4 1 0x7f0000000100 0");
-    lines.push_back(hex_pc(pc) + " ffffffff 0 EXIT 0 0");
-    block.push_back(lines);
-  }
+  const test::BlockLines block(16, numbered(std::vector<std::string>(16, " ffffffff 0 STG.E.SYS 2 R2 R3 4 1 0x7f0000000100 0")));
   test::ScratchDir dir("abstract-group-requests");
   test::write_abstract_kernel(dir.path(), {block}, 512);
   const std::vector<std::string> sets = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0"};
@@ -273,18 +277,14 @@ TEST(AbstractModel, GreedyThenOldestBeatsRoundRobinWhenWarpsComputeThenLoad) {
   // the cycle model does.
   test::BlockLines block;
   for (int w = 0; w < 8; ++w) {
-    test::WarpLines lines;
-    uint32_t pc = 0;
-    for (int i = 0; i < 24; ++i, pc += 16) lines.push_back(hex_pc(pc) + " ffffffff 1 R" + std::to_string(3 + i % 4) + " FFMA 2 R1 R2 0");
+    std::vector<std::string> body;
+    for (int i = 0; i < 24; ++i) body.push_back(" ffffffff 1 R" + std::to_string(3 + i % 4) + " FFMA 2 R1 R2 0");
     char ldg[96];
     std::snprintf(ldg, sizeof ldg, " ffffffff 1 R10 LDG.E.SYS 1 R2 4 1 0x%llx 4", 0x7f0000000000ull + 128ull * w);
-    lines.push_back(hex_pc(pc) + ldg);
-    pc += 16;
-    lines.push_back(hex_pc(pc) + " ffffffff 1 R11 FFMA 2 R10 R10 0");
-    pc += 16;
-    for (int i = 0; i < 24; ++i, pc += 16) lines.push_back(hex_pc(pc) + " ffffffff 1 R" + std::to_string(3 + i % 4) + " FFMA 2 R1 R2 0");
-    lines.push_back(hex_pc(pc) + " ffffffff 0 EXIT 0 0");
-    block.push_back(lines);
+    body.push_back(ldg);
+    body.push_back(" ffffffff 1 R11 FFMA 2 R10 R10 0");
+    for (int i = 0; i < 24; ++i) body.push_back(" ffffffff 1 R" + std::to_string(3 + i % 4) + " FFMA 2 R1 R2 0");
+    block.push_back(numbered(body));
   }
   test::ScratchDir dir("abstract-policy");
   test::write_abstract_kernel(dir.path(), {block}, 256);
