@@ -17,6 +17,12 @@ LdstUnit::LdstUnit(const SmSpec& spec, SmStats& stats, WritebackQueue& writeback
   coalesced_.reserve(128);
 }
 
+void LdstUnit::attach(SmMemoryPort port) {
+  // (Out of line: inlined into a caller that built the port from an
+  // L1DataCache, GCC 12 warned of the other alternative as uninitialised.)
+  std::visit([&](auto& p) { port_.emplace<std::decay_t<decltype(p)>>(std::move(p)); }, port);
+}
+
 void LdstUnit::issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, const WarpInstruction& wi,
                      uint64_t now) {
   ++stats_.mem_insts;

@@ -33,7 +33,7 @@ class LdstUnit {
   LdstUnit(const SmSpec& spec, SmStats& stats, WritebackQueue& writebacks);
 
   // Replaces the memory port (the fixed-latency port until then).
-  void attach(SmMemoryPort port) { port_ = std::move(port); }
+  void attach(SmMemoryPort port);
   SmMemoryPort& port() { return port_; }
 
   void start_kernel(uint32_t l1_kb, uint8_t stat_slot) {
