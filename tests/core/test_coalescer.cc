@@ -15,7 +15,7 @@ std::vector<SectorAccess> reference(const std::vector<uint64_t>& addrs, uint32_t
   size_t next = 0;
   for (uint32_t first = 0; first < 32; first += group) {
     const size_t begin = out.size();
-    for (uint32_t lane = first; lane < first + group; ++lane) {
+    for (uint32_t lane = first; lane < first + group && lane < 32; ++lane) {
       if (!(mask >> lane & 1) || next >= addrs.size()) continue;
       const uint64_t a = addrs[next++];
       for (uint64_t b = a; b < a + bytes; ++b) {
