@@ -7,9 +7,7 @@ namespace lockstep {
 L1DataCache::L1DataCache(uint32_t sm_id, const L1dSpec& spec, uint32_t unified_kb, uint32_t queue_entries)
     : sm_id_(sm_id),
       spec_(spec),
-      line_shift_(uint32_t(std::countr_zero(spec.line_bytes))),
-      bank_shift_(uint32_t(std::countr_zero(spec.bank_bytes))),
-      bank_mask_(spec.banks > 1 && std::has_single_bit(spec.banks) ? spec.banks - 1 : 0),
+      banking_(spec),
       policy_(spec, unified_kb),
       mshr_(spec.mshr_entries, spec.mshr_max_merge) {
   queue_.resize(std::max(queue_entries, 1u));

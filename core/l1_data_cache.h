@@ -16,7 +16,6 @@
 // from the reply port, one per cycle. It is one implementation of the SM
 // memory port (core/sm_memory_port.h) and counts into its own L1Stats. Every
 // cache decision is the L1CachePolicy's (l1_cache_policy.h).
-#include <bit>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -24,6 +23,7 @@
 
 #include "core/coalescer.h"
 #include "core/l1_cache_policy.h"
+#include "core/l1d_banking.h"
 #include "core/l1_stats.h"
 #include "core/sm_memory_access.h"
 #include "memsys/latched_queue.h"
@@ -95,9 +95,7 @@ class L1DataCache {
 
   const uint32_t sm_id_;
   const L1dSpec& spec_;
-  // Line and bank of a byte address by shifts (line and bank bytes are powers
-  // of two); the bank count too when it is one (bank_mask_ 0: divide).
-  const uint32_t line_shift_, bank_shift_, bank_mask_;
+  const L1dBanking banking_;  // a request's line and data bank
   L1CachePolicy policy_;
   MshrTable<uint32_t> mshr_;
   LatchedQueue<MemPacket>* to_memory_ = nullptr;
@@ -115,13 +113,12 @@ template <typename Done>
 void L1DataCache::lookup(uint64_t now, Done&& done) {
   // One tag lookup per cycle: the head instruction's accesses to one line, one per data bank.
   QueuedInstruction& q = queue_[head_];
-  const uint64_t line = (q.accesses[q.next].sector * kSectorBytes) >> line_shift_;
+  const uint64_t line = banking_.line(q.accesses[q.next].sector);
   uint32_t banks_used = 0;
   while (q.next < q.accesses.size()) {
     const SectorAccess& a = q.accesses[q.next];
-    if ((a.sector * kSectorBytes) >> line_shift_ != line) break;
-    const uint32_t word = uint32_t((a.sector * kSectorBytes) >> bank_shift_);
-    const uint32_t bank = bank_mask_ ? word & bank_mask_ : word % spec_.banks;
+    if (banking_.line(a.sector) != line) break;
+    const uint32_t bank = banking_.bank(a.sector);
     if (banks_used >> bank & 1u) break;  // bank conflict: next cycle
     bool hit = false;
     if (!lookup_one(q, a, hit)) {

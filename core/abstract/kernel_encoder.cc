@@ -27,8 +27,7 @@ KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatenci
       levels_(levels),
       shared_banks_(sm.shared_banks, sm.shared_bank_bytes) {
   if (levels_) {
-    l1_bank_bytes_ = Divisor(levels_->l1_spec().bank_bytes);
-    l1_banks_ = Divisor(levels_->l1_spec().banks);
+    l1_banking_ = L1dBanking(levels_->l1_spec());
   }
   lines_.reserve(128);
   sectors_.reserve(128);
@@ -63,7 +62,7 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
     ++lookups;
     uint32_t banks_used = 0;
     for (; i < sectors_.size() && sectors_[i].sector / 4 == line; ++i) {
-      const uint32_t bank = uint32_t(l1_banks_.mod(uint32_t(l1_bank_bytes_.div(sectors_[i].sector * kSectorBytes))));
+      const uint32_t bank = l1_banking_.bank(sectors_[i].sector);
       if (banks_used >> bank & 1u) break;
       banks_used |= 1u << bank;
       LineTouch* t = nullptr;

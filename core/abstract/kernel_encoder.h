@@ -13,7 +13,7 @@
 #include "core/abstract/memory_levels.h"
 #include "core/abstract/sm_workload.h"
 #include "core/coalescer.h"
-#include "core/divisor.h"
+#include "core/l1d_banking.h"
 #include "core/kernel_program.h"
 #include "core/shared_memory_banks.h"
 #include "frontend/trace/trace_source.h"
@@ -55,7 +55,7 @@ class KernelEncoder {
   std::vector<SectorAccess> sectors_;   // scratch: the coalescer's requests
   SharedMemoryBanks shared_banks_;  // wavefronts, remembered per access pattern
   // The full memory system's L1D data banks: sector address x 32 / bank_bytes % banks.
-  Divisor l1_bank_bytes_{1}, l1_banks_{1};
+  L1dBanking l1_banking_;  // the L1D's data bank of a request, as L1DataCache::lookup finds it
 };
 
 }  // namespace lockstep
