@@ -234,10 +234,8 @@ void Sm::issue(uint32_t sc, uint64_t now) {
     } else if (w.at_barrier) {
       why = StallReason::kBarrier;
     } else if (w.scoreboard_blocked) {
-      // Same outcome as try_issue without re-reading the instruction.
+      // Same outcome as ready_to_issue without re-reading the instruction.
       why = StallReason::kScoreboard;
-    } else if (w.next_resource & blocked) {
-      why = w.next_resource == kIssueMemory ? StallReason::kMemory : StallReason::kUnitBusy;
     } else {
       // The checks that read only the static instruction (hot, shared by the
       // warps), then the resources; the dynamic record is read once it issues.
@@ -246,8 +244,8 @@ void Sm::issue(uint32_t sc, uint64_t now) {
         candidates_.update(slot, w);  // scoreboard_blocked may have been set
         return false;
       }
-      if (w.next_resource & (units_used | ldst_refuses)) {
-        // This sub-core used the resource this cycle, or the LD/ST unit refuses.
+      if (w.next_resource & (blocked | units_used | ldst_refuses)) {
+        // This sub-core used the resource or was refused it this cycle, or the LD/ST unit refuses.
         why = w.next_resource == kIssueMemory ? StallReason::kMemory : StallReason::kUnitBusy;
         blocked |= w.next_resource;
         return false;
