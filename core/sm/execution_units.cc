@@ -11,7 +11,8 @@ ExecutionUnits::ExecutionUnits(const SmSpec& spec) : spec_(spec) {
     pipes_.push_back(std::max(u.per_subcore, 1u));
     pipes += pipes_.back();
   }
-  free_at_.assign(spec.subcores, std::vector<uint64_t>(pipes, 0));
+  pipes_per_subcore_ = pipes;
+  free_at_.assign(size_t(spec.subcores) * pipes, 0);
 }
 
 }  // namespace lockstep

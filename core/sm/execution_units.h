@@ -18,27 +18,27 @@ class ExecutionUnits {
   // The first pipeline of class `unit` in sub-core `subcore` that accepts at `now`, else kNone.
   size_t free_pipeline(uint32_t subcore, uint32_t unit, uint64_t now) const {
     const size_t base = first_pipe_[unit], end = base + pipes_[unit];
-    const std::vector<uint64_t>& free_at = free_at_[subcore];
+    const uint64_t* free_at = &free_at_[size_t(subcore) * pipes_per_subcore_];
     for (size_t p = base; p < end; ++p)
       if (free_at[p] <= now) return p;
     return kNone;
   }
   // An instruction enters `pipeline` at `now`.
   void occupy(uint32_t subcore, size_t pipeline, uint32_t unit, uint64_t now) {
-    free_at_[subcore][pipeline] = now + spec_.units[unit].initiation;
+    free_at_[size_t(subcore) * pipes_per_subcore_ + pipeline] = now + spec_.units[unit].initiation;
   }
   // Calls f(cycle) with the cycle each pipeline accepts again.
   template <typename F>
   void for_each_free_at(F&& f) const {
-    for (const std::vector<uint64_t>& pipes : free_at_)
-      for (uint64_t t : pipes) f(t);
+    for (uint64_t t : free_at_) f(t);
   }
 
  private:
   const SmSpec& spec_;
   std::vector<uint32_t> first_pipe_;            // unit class -> its first pipeline index
   std::vector<uint32_t> pipes_;                 // unit class -> its pipelines (at least 1)
-  std::vector<std::vector<uint64_t>> free_at_;  // [subcore][pipeline]: cycle it accepts again
+  size_t pipes_per_subcore_ = 0;
+  std::vector<uint64_t> free_at_;  // [subcore * pipes_per_subcore_ + pipeline]: cycle it accepts again
 };
 
 }  // namespace lockstep

@@ -4,13 +4,14 @@
 
 namespace lockstep {
 
-OperandCollector::OperandCollector(const SmSpec& spec) : banks_(std::clamp(spec.reg_banks, 1u, 64u)) {
-  free_at_.assign(spec.subcores, std::vector<uint64_t>(std::max(spec.collector_units, 1u), 0));
+OperandCollector::OperandCollector(const SmSpec& spec)
+    : banks_(std::clamp(spec.reg_banks, 1u, 64u)), units_per_subcore_(std::max(spec.collector_units, 1u)) {
+  free_at_.assign(size_t(spec.subcores) * units_per_subcore_, 0);
 }
 
 void OperandCollector::claim(uint32_t subcore, uint64_t now, uint32_t conflict_cycles) {
-  std::vector<uint64_t>& units = free_at_[subcore];
-  auto unit = std::find_if(units.begin(), units.end(), [now](uint64_t t) { return t <= now; });
+  uint64_t* units = &free_at_[size_t(subcore) * units_per_subcore_];
+  uint64_t* unit = std::find_if(units, units + units_per_subcore_, [now](uint64_t t) { return t <= now; });
   *unit = now + 1 + conflict_cycles;
 }
 

@@ -17,8 +17,9 @@ class OperandCollector {
 
   // A collector unit of `subcore` is free at `now`.
   bool available(uint32_t subcore, uint64_t now) const {
-    for (uint64_t t : free_at_[subcore])
-      if (t <= now) return true;
+    const uint64_t* units = &free_at_[size_t(subcore) * units_per_subcore_];
+    for (uint32_t u = 0; u < units_per_subcore_; ++u)
+      if (units[u] <= now) return true;
     return false;
   }
   // Claims the first free unit of `subcore` (requires available()) for `ti`
@@ -36,13 +37,13 @@ class OperandCollector {
   // Calls f(cycle) with the cycle each collector unit is free again.
   template <typename F>
   void for_each_free_at(F&& f) const {
-    for (const std::vector<uint64_t>& units : free_at_)
-      for (uint64_t t : units) f(t);
+    for (uint64_t t : free_at_) f(t);
   }
 
  private:
   uint32_t banks_;  // sm.reg_banks, within 1..64
-  std::vector<std::vector<uint64_t>> free_at_;  // [subcore][collector unit]
+  uint32_t units_per_subcore_;  // sm.collector_units, at least 1
+  std::vector<uint64_t> free_at_;  // [subcore * units_per_subcore_ + collector unit]
 };
 
 }  // namespace lockstep

@@ -14,8 +14,13 @@ namespace lockstep {
 inline constexpr uint32_t kCopyGroups = 16;  // LDGSTS groups tracked per warp
 inline constexpr uint32_t kNoCopyGroup = UINT32_MAX;
 
-struct WarpState {
-  // What issue reads of every warp it considers, first (one cache line).
+// Laid out for the issue stage, which reads a few warps of every SM every
+// cycle: a warp starts on a cache line (alignas), the fields issue reads of
+// every warp it considers come first, and the scoreboard right after them, so
+// that its first registers (the ones most instructions name) share that
+// first line; what fetch, barriers and copy groups use comes last.
+struct alignas(64) WarpState {
+  // What issue reads of every warp it considers.
   uint32_t next_fetch = 0;      // trace index of the next instruction to fetch
   uint32_t next_issue = 0;      // trace index of the next instruction to issue
   uint64_t fetch_ready = 0;     // decoded instructions up to next_fetch are issuable from this cycle
@@ -35,6 +40,7 @@ struct WarpState {
   uint32_t outstanding_memory = 0;
   uint32_t block = 0;           // block slot
   const WarpTrace* trace = nullptr;
+  Scoreboard scoreboard;        // its registers with a result in flight
   uint64_t fetch_blocked_until = 0;
   uint64_t age = 0;             // launch order, for GTO
   // LDGSTS groups: copies join the open group (number `groups_closed`);
@@ -42,7 +48,6 @@ struct WarpState {
   uint32_t groups_closed = 0;
   bool saw_full_exit = false;
   std::array<uint16_t, kCopyGroups> group_pending{};
-  Scoreboard scoreboard;        // its registers with a result in flight
 
   // The LDGSTS group a copy issued now joins (counted pending until its writeback).
   uint32_t join_copy_group() {
