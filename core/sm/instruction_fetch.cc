@@ -40,7 +40,9 @@ uint64_t InstructionFetch::next_unblock(uint64_t now, std::span<const WarpState>
     for (uint32_t word = 0; word < words_per_subcore_; ++word)
       for (uint64_t bits = wanting_[size_t(sc) * words_per_subcore_ + word]; bits != 0; bits &= bits - 1) {
         const uint32_t index = word * 64 + uint32_t(std::countr_zero(bits));
-        const uint64_t t = warps[sc + index * spec_.subcores].fetch_blocked_until;
+        const WarpState& w = warps[layout_.slot(sc, index)];
+        if (!w.fetch_blocked) continue;
+        const uint64_t t = w.fetch_blocked_until;
         if (t > now && t < next) next = t;
       }
   return next;
@@ -50,7 +52,10 @@ InstructionFetch::Outcome InstructionFetch::fetch_for(uint32_t sc, uint32_t inde
                                                      std::span<WarpState> warps, const KernelProgram& program) {
   const uint32_t slot = layout_.slot(sc, index);
   WarpState& w = warps[slot];
-  if (w.fetch_blocked_until > now) return Outcome::kWaiting;
+  if (w.fetch_blocked) {
+    if (w.fetch_blocked_until > now) return Outcome::kWaiting;
+    w.fetch_blocked = false;
+  }
   last_fetched_[sc] = index;
   ++attempts_;
   // The I-cache line of the next instruction; the buffer then fills with as many as fit.
@@ -61,6 +66,7 @@ InstructionFetch::Outcome InstructionFetch::fetch_for(uint32_t sc, uint32_t inde
     ++stats_.icache_misses;
   }
   if (ready > now) {
+    w.fetch_blocked = true;
     w.fetch_blocked_until = ready;
     return Outcome::kMissed;
   }

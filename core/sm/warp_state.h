@@ -39,6 +39,7 @@ struct alignas(64) WarpState {
   uint32_t outstanding = 0;     // results not written back yet
   uint32_t outstanding_memory = 0;
   uint32_t block = 0;           // block slot
+  bool fetch_blocked = false;   // an instruction-cache miss stops its fetch until fetch_blocked_until
   const WarpTrace* trace = nullptr;
   Scoreboard scoreboard;        // its registers with a result in flight
   uint64_t fetch_blocked_until = 0;
