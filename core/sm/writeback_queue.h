@@ -42,7 +42,8 @@ class WritebackQueue {
     ++count_;
     if (cycle >= base_ && cycle - base_ < kWheel) {
       const uint32_t s = uint32_t(cycle % kWheel);
-      slots_[s].items.push_back(wb);
+      slots_[s].items.push_back(WheelItem{wb.seq, inst, warp, uint16_t(copy_group == kNoCopyGroup ? kNoGroup : copy_group),
+                                          memory});
       occupied_[s / 64] |= uint64_t(1) << (s % 64);
       if (first_ == kNone || cycle < slot_cycle(first_)) first_ = s;
     } else {
@@ -60,7 +61,9 @@ class WritebackQueue {
     const uint32_t s = first_;
     if (s != kNone) {
       Slot& slot = slots_[s];
-      const Writeback& head = slot.items[slot.head];
+      const WheelItem& item = slot.items[slot.head];
+      const Writeback head{slot_cycle(s), item.seq, item.warp, item.inst, item.memory,
+                           item.copy_group == kNoGroup ? kNoCopyGroup : item.copy_group};
       if (far_.empty() || far_.top() > head) {
         const Writeback wb = head;
         base_ = wb.cycle;  // every queued result is due at or after it
@@ -84,8 +87,18 @@ class WritebackQueue {
  private:
   static constexpr uint32_t kWheel = 64;  // a power of two, a multiple of 64 (ALU latencies fit; memory may go beyond)
   static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr uint16_t kNoGroup = UINT16_MAX;
+  static_assert(kCopyGroups < kNoGroup);
+  // A result in the wheel: its cycle is its slot's (24 bytes, where a Writeback takes 40).
+  struct WheelItem {
+    uint64_t seq;
+    const TimedInstruction* inst;
+    uint32_t warp;
+    uint16_t copy_group;  // or kNoGroup
+    bool memory;
+  };
   struct Slot {
-    std::vector<Writeback> items;
+    std::vector<WheelItem> items;
     size_t head = 0;
   };
 
