@@ -58,13 +58,17 @@ void AbstractSm::wake(uint32_t slot, uint64_t now) {
   subcore_ready_[sc] = std::min(subcore_ready_[sc], ready_at);
 }
 
-void AbstractSm::requeue(uint32_t slot, uint64_t now) {
+void AbstractSm::requeue(uint32_t slot, uint64_t now, bool issued) {
   const Warp& w = warps_[slot];
   WarpState& v = view_[slot];
   v.active = w.issuing;
   v.at_barrier = w.at_barrier;
   if (w.issuing) v.next_resource = resource_of(k_.timing->insts[w.inst]);
-  if (w.issuing && !w.at_barrier && w.ready_at > now) wake(slot, now);
+  // A warp that issued and may issue again next cycle stays ready instead of
+  // waiting one cycle in the calendar: the sub-core looks again next cycle
+  // (it issued), and with one issue a cycle nothing offers it again before.
+  const bool again_next_cycle = issued && w.ready_at == now + 1 && spec_.issue_width == 1;
+  if (w.issuing && !w.at_barrier && w.ready_at > now && !again_next_cycle) wake(slot, now);
   else candidates_.update(slot, v);
 }
 
@@ -309,8 +313,9 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
       blocked |= resource;
       return false;
     }
-    if (try_issue(warps_[slot], slot, sc, now, units_used, pipe)) ++issued;
-    requeue(slot, now);
+    const bool issues = try_issue(warps_[slot], slot, sc, now, units_used, pipe);
+    issued += issues;
+    requeue(slot, now, issues);
     return issued >= spec_.issue_width;
   };
   if (!two_level_ && (ready & (ready - 1)) == 0) {

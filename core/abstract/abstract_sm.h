@@ -118,8 +118,9 @@ class AbstractSm {
   // The warp waits in the calendar until its ready_at.
   void wake(uint32_t slot, uint64_t now);
   // After an issue attempt at `now`: the warp's next instruction and state,
-  // and the calendar if it cannot issue before a later cycle.
-  void requeue(uint32_t slot, uint64_t now);
+  // and the calendar if it cannot issue before a later cycle (one that
+  // issued and can issue again next cycle stays ready).
+  void requeue(uint32_t slot, uint64_t now, bool issued);
   // The issue resource of an instruction: the LD/ST unit (bit 0) or its unit class u (bit 1 + u), 0 for none.
   static uint32_t resource_of(const CharacterisedInstruction& ci) {
     return ci.memory ? 1u : ci.unit == kNoUnit ? 0u : 2u << ci.unit;
