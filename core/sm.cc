@@ -375,8 +375,8 @@ uint64_t Sm::next_timed_event(uint64_t now) const {
   // no event: a cycle that computes its sleep fetched nothing, so every
   // warp's fetch_ready (the cycle after its last fetch) is <= now.
   later(fetch_.next_unblock(now, warps_));
-  units_.for_each_free_at(later);
-  collectors_.for_each_free_at(later);
+  later(units_.next_free_after(now));
+  later(collectors_.next_free_after(now));
   later(ldst_.free_at());
   return next;
 }

@@ -13,6 +13,7 @@ void OperandCollector::claim(uint32_t subcore, uint64_t now, uint32_t conflict_c
   uint64_t* units = &free_at_[size_t(subcore) * units_per_subcore_];
   uint64_t* unit = std::find_if(units, units + units_per_subcore_, [now](uint64_t t) { return t <= now; });
   *unit = now + 1 + conflict_cycles;
+  busy_until_ = std::max(busy_until_, *unit);
 }
 
 uint32_t OperandCollector::bank_conflict_cycles(const TimedInstruction& ti) const {

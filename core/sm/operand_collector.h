@@ -3,11 +3,13 @@
 // instruction's source operands from the register-file banks. A unit is busy
 // one cycle plus one per bank conflict (each bank delivers one operand per
 // cycle); the conflict cycles also delay the result.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "core/kernel_program.h"
 #include "configs/spec/sm_spec.h"
+#include "core/sm/first_after.h"
 
 namespace lockstep {
 
@@ -34,16 +36,14 @@ class OperandCollector {
   void claim(uint32_t subcore, uint64_t now, uint32_t conflict_cycles);
   // Extra cycles reading `ti`'s sources takes (register_bank_conflict_cycles).
   uint32_t bank_conflict_cycles(const TimedInstruction& ti) const;
-  // Calls f(cycle) with the cycle each collector unit is free again.
-  template <typename F>
-  void for_each_free_at(F&& f) const {
-    for (uint64_t t : free_at_) f(t);
-  }
+  // The first cycle after `now` at which a busy collector unit is free again (UINT64_MAX: none is busy).
+  uint64_t next_free_after(uint64_t now) const { return busy_until_ <= now ? UINT64_MAX : first_after(free_at_, now); }
 
  private:
   uint32_t banks_;  // sm.reg_banks, within 1..64
   uint32_t units_per_subcore_;  // sm.collector_units, at least 1
   std::vector<uint64_t> free_at_;  // [subcore * units_per_subcore_ + collector unit]
+  uint64_t busy_until_ = 0;        // the largest of free_at_
 };
 
 }  // namespace lockstep
