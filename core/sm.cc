@@ -22,8 +22,8 @@ uint32_t issue_resource(const TimedInstruction& ti) {
 
 void Sm::point_at_next(WarpState& w) const {
   if (w.next_issue >= w.trace_size) return;
-  w.next_static = w.trace->insts[w.next_issue].static_id;
-  w.next_resource = issue_resource((*program_)[w.next_static]);
+  w.next = w.trace->insts[w.next_issue];
+  w.next_resource = issue_resource((*program_)[w.next.static_id]);
 }
 
 Sm::Sm(uint32_t id, const SmSpec& spec)
@@ -155,7 +155,7 @@ bool Sm::try_issue(WarpState& w, const TimedInstruction& ti, uint32_t slot, uint
   }
 
   // Issue.
-  const WarpInstruction& wi = w.trace->insts[w.next_issue];
+  const WarpInstruction wi = w.next;
   if (observer_) observer_(now, w.trace->warp_id, slots_.trace(w.block)->id, w.next_issue);
   ++w.next_issue;
   point_at_next(w);
@@ -239,7 +239,7 @@ void Sm::issue(uint32_t sc, uint64_t now) {
     } else {
       // The checks that read only the static instruction (hot, shared by the
       // warps), then the resources; the dynamic record is read once it issues.
-      const TimedInstruction& ti = (*program_)[w.next_static];
+      const TimedInstruction& ti = (*program_)[w.next.static_id];
       if (!ready_to_issue(w, ti, why)) {
         candidates_.update(slot, w);  // scoreboard_blocked may have been set
         return false;

@@ -28,7 +28,9 @@ struct alignas(64) WarpState {
   // (Sm::issue): its bit in the cycle's used-resources mask (kIssueMemory, a
   // unit class's bit, or 0 for control flow that needs none).
   uint32_t next_resource = 0;
-  uint32_t next_static = 0;     // the next instruction's static id (index into the kernel program)
+  // A copy of the next instruction's trace record (its static id indexes the
+  // kernel program): issue reads no trace record of a warp that it issues.
+  WarpInstruction next{};
   bool at_barrier = false;
   // The next instruction waits on the scoreboard: nothing to check until a
   // result of this warp is written back (the only event that clears a bit).
@@ -37,11 +39,11 @@ struct alignas(64) WarpState {
   bool active = false;
   uint32_t trace_size = 0;      // instructions in its trace
   uint32_t outstanding = 0;     // results not written back yet
-  uint32_t outstanding_memory = 0;
-  uint32_t block = 0;           // block slot
   bool fetch_blocked = false;   // an instruction-cache miss stops its fetch until fetch_blocked_until
   const WarpTrace* trace = nullptr;
   Scoreboard scoreboard;        // its registers with a result in flight
+  uint32_t outstanding_memory = 0;
+  uint32_t block = 0;           // block slot
   uint64_t fetch_blocked_until = 0;
   uint64_t age = 0;             // launch order, for GTO
   // LDGSTS groups: copies join the open group (number `groups_closed`);
