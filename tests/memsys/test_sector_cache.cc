@@ -206,6 +206,7 @@ class ReferenceSectorCache {
     line(set_of(addr), uint32_t(w)).last_use = ++clock_;
     return true;
   }
+  bool read_hit(uint64_t addr) { return probe(addr) == SectorState::kHit && touch(addr); }
   Eviction victim_of(uint64_t addr) const {
     if (find(addr) >= 0) return Eviction{};
     return eviction_of(set_of(addr), victim(set_of(addr)));
@@ -315,21 +316,75 @@ class ReferenceSectorCache {
   std::vector<Line> lines_;
 };
 
+// Valid evictions compared by assert_same_eviction (the equivalence runs must evict).
+uint64_t g_evictions_compared = 0;
+
 void assert_same_eviction(const Eviction& got, const Eviction& want, uint64_t step) {
   ASSERT_EQ(got.valid, want.valid) << "step " << step;
+  g_evictions_compared += want.valid;
   ASSERT_EQ(got.line_addr, want.line_addr) << "step " << step;
   ASSERT_EQ(got.valid_sectors, want.valid_sectors) << "step " << step;
   ASSERT_EQ(got.dirty_sectors, want.dirty_sectors) << "step " << step;
 }
 
+// The line-granular calls on the reference, as the header defines them: the
+// per-sector calls in ascending sector order (the evictions of a line's
+// sectors are at most one).
+uint32_t sector_bit(uint32_t s) { return 1u << s; }
+
+Eviction reference_fill_sectors(ReferenceSectorCache& ref, const SectorCacheGeometry& g, uint64_t line, uint32_t sectors) {
+  Eviction ev;
+  for (uint32_t s = 0; s < g.sectors_per_line(); ++s)
+    if (sectors & sector_bit(s))
+      if (const Eviction e = ref.fill(line + uint64_t(s) * g.sector_bytes); e.valid) ev = e;
+  return ev;
+}
+
+Eviction reference_write_sectors(ReferenceSectorCache& ref, const SectorCacheGeometry& g, uint64_t line,
+                                 uint32_t sectors, const uint32_t* bytes, bool allocate) {
+  Eviction ev;
+  for (uint32_t s = 0; s < g.sectors_per_line(); ++s)
+    if (sectors & sector_bit(s))
+      if (const Eviction e = ref.write(line + uint64_t(s) * g.sector_bytes, bytes[s], allocate); e.valid) ev = e;
+  return ev;
+}
+
+uint32_t reference_readable_sectors(const ReferenceSectorCache& ref, const SectorCacheGeometry& g, uint64_t line,
+                                    uint32_t sectors) {
+  uint32_t readable = 0;
+  for (uint32_t s = 0; s < g.sectors_per_line(); ++s)
+    if (sectors & sector_bit(s) && ref.probe(line + uint64_t(s) * g.sector_bytes) == SectorState::kHit)
+      readable |= sector_bit(s);
+  return readable;
+}
+
+uint32_t reference_read_hit_sectors(ReferenceSectorCache& ref, const SectorCacheGeometry& g, uint64_t line,
+                                    uint32_t sectors) {
+  uint32_t hits = 0;
+  for (uint32_t s = 0; s < g.sectors_per_line(); ++s)
+    if (sectors & sector_bit(s) && ref.read_hit(line + uint64_t(s) * g.sector_bytes)) hits |= sector_bit(s);
+  return hits;
+}
+
 // Drives both caches with the same random operations over a pool of lines three
 // times the capacity (hits, sector misses, evictions), with rare far addresses,
-// invalidations and way-count changes; every return value must agree.
-void run_equivalence(const SectorCacheGeometry& g, uint64_t steps, uint64_t seed) {
+// invalidations and way-count changes; every return value must agree. The
+// operations are every public call: per sector (probe, touch, read_hit, fill,
+// write, victim_of, byte_mask) and per line (fill_sectors, write_sectors with
+// per-sector or shared bytes, readable_sectors, read_hit_sectors).
+// (first_ways: the ways enabled at the start; max_ways_after_change: the most
+// a way-count change enables, to keep a huge set small enough to fill.)
+void run_equivalence(const SectorCacheGeometry& g, uint64_t steps, uint64_t seed, uint32_t first_ways = 0,
+                     uint32_t max_ways_after_change = 0xffffffffu) {
   SectorCache fast(g);
   ReferenceSectorCache ref(g);
+  if (first_ways != 0) {
+    fast.set_ways(first_ways);
+    ref.set_ways(first_ways);
+  }
+  const uint64_t evictions_before = g_evictions_compared;
   std::mt19937_64 rng(seed);
-  const uint64_t pool_lines = uint64_t(g.sets) * g.ways * 3;
+  const uint64_t pool_lines = uint64_t(g.sets) * std::min(g.ways, max_ways_after_change) * 3;
   auto random_addr = [&] {
     uint64_t line = rng() % pool_lines;
     if (rng() % 16 == 0) line += (rng() % 1024) << 28;  // far away: different high bits
@@ -339,13 +394,42 @@ void run_equivalence(const SectorCacheGeometry& g, uint64_t steps, uint64_t seed
     const uint64_t r = rng();
     return r % 4 == 0 ? 0xffffffffu : uint32_t(r >> 8);
   };
+  const uint32_t all_sectors = g.sectors_per_line() == 32 ? 0xffffffffu : (1u << g.sectors_per_line()) - 1;
   for (uint64_t step = 0; step < steps; ++step) {
     const uint64_t addr = random_addr();
+    const uint64_t line = addr / g.line_bytes * g.line_bytes;
     const uint32_t op = uint32_t(rng() % 1000);
-    if (op < 300) {
+    // A line-granular call's sectors: all of them, or a random subset.
+    const uint32_t sectors = rng() % 2 == 0 ? all_sectors : uint32_t(rng()) & all_sectors;
+    if (op < 200) {
       ASSERT_EQ(fast.probe(addr), ref.probe(addr)) << "step " << step;
-    } else if (op < 420) {
+    } else if (op < 260) {
       ASSERT_EQ(fast.touch(addr), ref.touch(addr)) << "step " << step;
+    } else if (op < 320) {
+      ASSERT_EQ(fast.read_hit(addr), ref.read_hit(addr)) << "step " << step;
+    } else if (op < 380) {
+      ASSERT_EQ(fast.readable_sectors(line, sectors), reference_readable_sectors(ref, g, line, sectors))
+          << "step " << step;
+    } else if (op < 440) {
+      ASSERT_EQ(fast.read_hit_sectors(line, sectors), reference_read_hit_sectors(ref, g, line, sectors))
+          << "step " << step;
+    } else if (op < 500) {
+      ASSERT_NO_FATAL_FAILURE(
+          assert_same_eviction(fast.fill_sectors(line, sectors), reference_fill_sectors(ref, g, line, sectors), step));
+    } else if (op < 560) {
+      std::array<uint32_t, kMaxSectorsPerLine> bytes{};
+      for (uint32_t& b : bytes) b = random_mask();
+      const bool allocate = rng() % 2 == 0;
+      if (rng() % 2 == 0) {
+        ASSERT_NO_FATAL_FAILURE(assert_same_eviction(fast.write_sectors(line, sectors, bytes.data(), allocate),
+                                                     reference_write_sectors(ref, g, line, sectors, bytes.data(), allocate),
+                                                     step));
+      } else {
+        bytes.fill(bytes[0]);
+        ASSERT_NO_FATAL_FAILURE(assert_same_eviction(fast.write_sectors(line, sectors, bytes[0], allocate),
+                                                     reference_write_sectors(ref, g, line, sectors, bytes.data(), allocate),
+                                                     step));
+      }
     } else if (op < 650) {
       ASSERT_NO_FATAL_FAILURE(assert_same_eviction(fast.fill(addr), ref.fill(addr), step));
     } else if (op < 900) {
@@ -354,15 +438,18 @@ void run_equivalence(const SectorCacheGeometry& g, uint64_t steps, uint64_t seed
       ASSERT_NO_FATAL_FAILURE(assert_same_eviction(fast.write(addr, mask, allocate), ref.write(addr, mask, allocate), step));
     } else if (op < 950) {
       ASSERT_NO_FATAL_FAILURE(assert_same_eviction(fast.victim_of(addr), ref.victim_of(addr), step));
-    } else if (op < 998) {
+    } else {
       ASSERT_EQ(fast.byte_mask(addr), ref.byte_mask(addr)) << "step " << step;
-    } else if (op < 999) {
-      if (rng() % 8 == 0) {
-        fast.invalidate_all();
-        ref.invalidate_all();
-      }
-    } else if (rng() % 8 == 0) {
-      const uint32_t ways = 1 + uint32_t(rng() % g.ways);
+    }
+    // Invalidations and way-count changes, each about once per 32 times the
+    // lines enabled: a cache mostly fills and evicts before it is emptied.
+    const uint64_t lines = uint64_t(g.sets) * fast.ways_in_use();
+    if (rng() % (32 * lines) == 0) {
+      fast.invalidate_all();
+      ref.invalidate_all();
+    }
+    if (rng() % (32 * lines) == 0) {
+      const uint32_t ways = 1 + uint32_t(rng() % std::min<uint32_t>(g.ways, max_ways_after_change));
       fast.set_ways(ways);
       ref.set_ways(ways);
       ASSERT_EQ(fast.ways_in_use(), ways);
@@ -376,6 +463,8 @@ void run_equivalence(const SectorCacheGeometry& g, uint64_t steps, uint64_t seed
   EXPECT_EQ(fast.valid_lines(), ref.valid_lines());
   EXPECT_EQ(fast.valid_sectors(), ref.valid_sectors());
   EXPECT_EQ(fast.dirty_sectors(), ref.dirty_sectors());
+  // The victim choice was exercised: at least one step in 20 evicted a line.
+  EXPECT_GE(g_evictions_compared - evictions_before, steps / 20);
 }
 
 SectorCacheGeometry geometry(uint32_t sets, uint32_t ways, uint32_t line_bytes, uint32_t sector_bytes,
@@ -396,6 +485,22 @@ TEST(SectorCacheEquivalence, AdaptiveL1FourSetsOf256WaysMatchesTheLinearScanMode
 
 TEST(SectorCacheEquivalence, L2Slice32SetsOf24WaysMatchesTheLinearScanModel) {
   run_equivalence(geometry(32, 24, 128, 32, IndexHash::kIpoly, WritePolicy::kWriteBack), 100000, 2);
+}
+
+TEST(SectorCacheEquivalence, OtherGpusGeometriesMatchTheLinearScanModel) {
+  // H100's adaptive L1 (4 sets of up to 512 ways), A100's L2 slice (XOR set hash),
+  // GTX1080's fixed 96-way L1, an instruction cache (one sector per line).
+  run_equivalence(geometry(4, 512, 128, 32, IndexHash::kLinear, WritePolicy::kWriteThrough), 100000, 7);
+  run_equivalence(geometry(128, 16, 128, 32, IndexHash::kXor, WritePolicy::kWriteBack), 100000, 8);
+  run_equivalence(geometry(4, 96, 128, 32, IndexHash::kLinear, WritePolicy::kWriteThrough), 50000, 9);
+  run_equivalence(geometry(64, 16, 32, 32, IndexHash::kLinear, WritePolicy::kWriteThrough), 50000, 10);
+}
+
+TEST(SectorCacheEquivalence, OneVeryLargeSetMatchesTheLinearScanModel) {
+  // One set of more than 2^14 ways (with 1 .. 100 of them enabled, so that
+  // the set fills and evicts).
+  run_equivalence(geometry(1, (1u << 14) + 3, 128, 32, IndexHash::kLinear, WritePolicy::kWriteBack), 20000, 11, 40,
+                  100);
 }
 
 TEST(SectorCacheEquivalence, SmallAndOddGeometriesMatchTheLinearScanModel) {
