@@ -69,7 +69,8 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
     kernel.launch.program = &program;
     kernel.launch.warps_per_block = info.warps_per_block();
     kernel.launch.occupancy = launch_occupancy(spec, info);
-    const KernelWorkload work = encoder.encode(trace, job.kernel_index, program, kernel.launch.occupancy.l1_kb);
+    const KernelWorkload work = encoder.encode(trace, job.kernel_index, program, kernel.launch.occupancy.l1_kb,
+                                              spec.sms * kernel.launch.occupancy.blocks_per_sm);
     if (!perfect) share_bandwidth(kernel.latencies, work.traffic);
     const auto characterise_start = Clock::now();
     const KernelCharacterisation timing = characterise(work.blocks, program, spec.sm, characterised_latency);

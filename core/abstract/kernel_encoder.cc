@@ -102,7 +102,8 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
   return c;
 }
 
-KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb) {
+KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb,
+                                     uint32_t first_wave) {
   KernelWorkload out;
   out.sms.resize(sms_);
   if (levels_) levels_->start_kernel(l1_kb);
@@ -110,7 +111,8 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> runs(sms_);
   BasicBlocks::Builder builder;
   const StaticTable& table = trace.static_table(kernel);
-  std::unique_ptr<BlockCursor> cursor = trace.open_blocks(kernel);
+  std::unique_ptr<BlockCursor> cursor = trace.open_blocks_ahead(kernel, first_wave);
+  if (!cursor) cursor = trace.open_blocks(kernel);
   BlockTrace block;
   while (cursor->next(block)) {
     program.extend(table);

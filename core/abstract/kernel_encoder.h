@@ -34,7 +34,10 @@ class KernelEncoder {
   KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatencies& latencies, CacheHitLevels* levels);
   // `l1_kb`: the L1D the kernel's carve-out leaves. Throws TraceError for a
   // bad trace; std::runtime_error for a path that is not whole blocks.
-  KernelWorkload encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb);
+  // `first_wave`: the blocks the GPU holds at once (sms x blocks per SM); the
+  // trace source decodes that many ahead on a thread of its own when it can.
+  KernelWorkload encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb,
+                        uint32_t first_wave);
 
  private:
   MemoryCost cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm);
