@@ -40,6 +40,7 @@ void publish_held(std::vector<LatchedQueue<MemPacket>>& queues, const std::vecto
 
 MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, const MemoryTiming& timing)
     : spec_(spec),
+      subs_(spec.l2.subpartitions),
       sms_per_cluster_(std::max(sms_per_cluster, 1u)),
       timing_(timing),
       map_(spec) {
@@ -68,7 +69,8 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
     to_slice_.emplace_back(inbox, &port_clock_);
     from_slice_.emplace_back(outbox, &port_clock_);
   }
-  inbox_stride_ = std::bit_ceil(spec.l2.subpartitions);
+  inbox_stride_ = std::bit_ceil(subs_);
+  inbox_mask_ = (uint64_t(1) << subs_) - 1;  // (at most 16 ports)
   inbox_stages_ = std::make_unique<StagedPorts>(size_t(spec.dram.channels) * inbox_stride_);
   for (uint32_t s = 0; s < nslices; ++s) {
     const uint32_t p = s / spec.l2.subpartitions, sub = s % spec.l2.subpartitions;
@@ -130,17 +132,15 @@ void MemorySystem::run_unit(uint32_t unit, const MemoryEdge* edges, size_t count
 
 bool MemorySystem::receive_inboxes(uint32_t p) {
   const uint32_t first_port = p * inbox_stride_;
-  const uint64_t mask = ((uint64_t(1) << spec_.l2.subpartitions) - 1) << (first_port % 64);  // (at most 16 ports)
-  const uint64_t staged = inbox_stages_->take(unsigned(port_clock_.cycle & 1) ^ 1, first_port / 64, mask) >>
+  const uint64_t staged = inbox_stages_->take(unsigned(port_clock_.cycle & 1) ^ 1, first_port / 64,
+                                              inbox_mask_ << (first_port % 64)) >>
                           (first_port % 64);
-  for (uint64_t bits = staged; bits != 0; bits &= bits - 1)
-    to_slice_[p * spec_.l2.subpartitions + uint32_t(std::countr_zero(bits))].receive();
+  for (uint64_t bits = staged; bits != 0; bits &= bits - 1) to_slice_[p * subs_ + uint32_t(std::countr_zero(bits))].receive();
   return staged != 0;
 }
 
 void MemorySystem::publish_inbox_pops(uint32_t p) {
-  const uint32_t subs = spec_.l2.subpartitions;
-  for (uint32_t s = p * subs; s < (p + 1) * subs; ++s) to_slice_[s].publish_pops();
+  for (uint32_t s = p * subs_; s < (p + 1) * subs_; ++s) to_slice_[s].publish_pops();
 }
 
 void MemorySystem::run_partition(uint32_t p, const MemoryEdge* edges, size_t count) {
@@ -248,7 +248,7 @@ bool MemorySystem::partition_empty(uint32_t partition) const {
   // not, the slices are busy (told without reading them).
   const PartitionState& state = partitions_[partition];
   if (state.in_slices != 0 || !state.returning.empty() || !channels_[partition]->holds_no_request()) return false;
-  const uint32_t subs = spec_.l2.subpartitions;
+  const uint32_t subs = subs_;
   for (uint32_t s = partition * subs; s < (partition + 1) * subs; ++s)
     if (!to_slice_[s].empty() || !slices_[s]->idle()) return false;
   return true;
@@ -256,7 +256,7 @@ bool MemorySystem::partition_empty(uint32_t partition) const {
 
 void MemorySystem::partition_l2_cycle(uint32_t partition, uint64_t cycle) {
   partitions_[partition].l2_now = cycle;
-  const uint32_t subs = spec_.l2.subpartitions;
+  const uint32_t subs = subs_;
   for (uint32_t s = partition * subs; s < (partition + 1) * subs; ++s) {
     L2Slice& slice = *slices_[s];
     LatchedQueue<MemPacket>& inbox = to_slice_[s];
@@ -276,20 +276,19 @@ void MemorySystem::partition_l2_cycle(uint32_t partition, uint64_t cycle) {
 }
 
 void MemorySystem::partition_dram_cycle(uint32_t partition, uint64_t cycle) {
-  const uint32_t subs = spec_.l2.subpartitions;
+  const uint32_t subs = subs_;
   PartitionState& state = partitions_[partition];
   state.dram_now = cycle;
   DramChannel& ch = *channels_[partition];
   // The partition's slices take turns handing the channel one request per cycle.
-  for (uint32_t i = 0; i < subs; ++i) {
-    const uint32_t sub = (state.channel_rr + i) % subs;
+  for (uint32_t i = 0, sub = state.channel_rr; i < subs; ++i, sub = sub + 1 == subs ? 0 : sub + 1) {
     L2Slice& slice = *slices_[partition * subs + sub];
     if (!slice.has_dram_request()) continue;
     const DramRequest& r = slice.dram_request();
     if (!ch.can_accept(r.write)) continue;
     ch.push(r, cycle);
     slice.pop_dram_request();
-    state.channel_rr = (sub + 1) % subs;
+    state.channel_rr = sub + 1 == subs ? 0 : sub + 1;
     break;
   }
   ch.cycle(cycle);

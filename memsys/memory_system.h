@@ -143,6 +143,7 @@ class MemorySystem : public MemoryModel {
   void publish_input_pops(uint32_t unit);
 
   const MemorySpec& spec_;
+  const uint32_t subs_;  // l2.subpartitions: slices per partition
   const uint32_t sms_per_cluster_;
   std::vector<uint32_t> cluster_of_sm_;  // sm / sms_per_cluster_, looked up (the crossbar units need it per packet)
   const MemoryTiming timing_;
@@ -155,6 +156,7 @@ class MemorySystem : public MemoryModel {
   // is port p * inbox_stride_ + s, so that no partition's ports straddle a word.
   std::unique_ptr<StagedPorts> inbox_stages_;
   uint32_t inbox_stride_ = 1;  // bit_ceil(l2.subpartitions), at most 16: divides 64
+  uint64_t inbox_mask_ = 1;    // a partition's ports from its first: subpartitions low bits
   std::vector<LatchedQueue<MemPacket>> from_slice_;   // per slice: slice -> reply crossbar
   // Request crossbar unit.
   std::unique_ptr<Crossbar> request_net_;             // clusters -> slices
