@@ -1,6 +1,7 @@
 #include "memsys/dram_channel.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 #include "memsys/bit_set.h"
@@ -35,7 +36,8 @@ DramChannel::DramChannel(uint32_t id, const DramSpec& spec)
       bus_cycles_(std::max<uint32_t>(1, spec.burst_length / std::max<uint32_t>(1, spec.data_rate))),
       refresh_(dram_refresh(spec)),
       refresh_clock_(refresh_timing(refresh_, spec)) {
-  if (spec_.banks == 0 || spec_.bank_groups == 0 || spec_.banks % spec_.bank_groups != 0)
+  if (!std::has_single_bit(spec_.banks)) throw std::invalid_argument("DramChannel: dram.banks must be a power of two");
+  if (spec_.bank_groups == 0 || spec_.banks % spec_.bank_groups != 0)
     throw std::invalid_argument("DramChannel: dram.bank_groups must divide dram.banks");
   if (spec_.return_queue == 0 || spec_.sched_queue == 0)
     throw std::invalid_argument("DramChannel: dram.sched_queue and dram.return_queue must be >= 1");

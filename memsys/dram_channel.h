@@ -146,7 +146,8 @@ class DramChannel {
     DramRequest request;
   };
 
-  uint32_t group_of(uint32_t bank) const { return bank & (spec_.bank_groups - 1); }  // (a power of two: it divides banks)
+  // (bank_groups divides banks, a power of two: a power of two itself)
+  uint32_t group_of(uint32_t bank) const { return bank & (spec_.bank_groups - 1); }
   bool quiet() const { return reads_.size == 0 && writes_.size == 0 && refresh_clock_.owed() == 0; }
 
   // The refresh policies (memsys/dram/refresh/), selected by a switch on a

@@ -19,10 +19,11 @@
 //
 // The consumer must call receive() in every cycle, also in cycles in which
 // it does nothing else (or, for a queue that reports its stages to a
-// StagedPorts, in every cycle after one in which it was marked and while it
-// holds packets), and publish_pops() in every cycle in which it popped
-// and in the cycle after (calling it in every cycle is simplest); the two
-// halves of the published pop count then both hold the total.
+// StagedPorts, in every cycle after one in which it was marked: receive()
+// takes in only what was staged), and publish_pops() in every cycle in
+// which it popped and in the cycle after (calling it in every cycle is
+// simplest); the two halves of the published pop count then both hold the
+// total.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>

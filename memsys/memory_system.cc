@@ -135,7 +135,8 @@ bool MemorySystem::receive_inboxes(uint32_t p) {
   const uint64_t staged = inbox_stages_->take(unsigned(port_clock_.cycle & 1) ^ 1, first_port / 64,
                                               inbox_mask_ << (first_port % 64)) >>
                           (first_port % 64);
-  for (uint64_t bits = staged; bits != 0; bits &= bits - 1) to_slice_[p * subs_ + uint32_t(std::countr_zero(bits))].receive();
+  for (uint64_t bits = staged; bits != 0; bits &= bits - 1)
+    to_slice_[p * subs_ + uint32_t(std::countr_zero(bits))].receive();
   return staged != 0;
 }
 
@@ -327,8 +328,10 @@ bool MemorySystem::idle() const {
   if (sms_staged_->any(parity) || slices_staged_->any(parity) || inbox_stages_->any(parity)) return false;
   // Packets received and not yet popped: in the ports the crossbar units found holding some.
   bool holding = false;
-  for_each_set_bit(requesting_sms_, 0, requesting_sms_.size(), [&](uint32_t sm) { holding |= !to_memory_[sm].empty(); });
-  for_each_set_bit(replying_slices_, 0, replying_slices_.size(), [&](uint32_t s) { holding |= !from_slice_[s].empty(); });
+  for_each_set_bit(requesting_sms_, 0, requesting_sms_.size(),
+                   [&](uint32_t sm) { holding |= !to_memory_[sm].empty(); });
+  for_each_set_bit(replying_slices_, 0, replying_slices_.size(),
+                   [&](uint32_t s) { holding |= !from_slice_[s].empty(); });
   if (holding) return false;
   for (const auto& q : from_memory_)
     if (!q.idle()) return false;
