@@ -1,8 +1,10 @@
 #include "memsys/dram_channel.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
+#include "memsys/bit_set.h"
 #include "memsys/dram/scheduler/fcfs.h"
 #include "memsys/dram/scheduler/fr_fcfs.h"
 
@@ -34,17 +36,20 @@ DramChannel::DramChannel(uint32_t id, const DramSpec& spec)
       bus_cycles_(std::max<uint32_t>(1, spec.burst_length / std::max<uint32_t>(1, spec.data_rate))),
       refresh_(dram_refresh(spec)),
       refresh_clock_(refresh_timing(refresh_, spec)) {
-  if (spec_.banks == 0 || spec_.bank_groups == 0 || spec_.banks % spec_.bank_groups != 0)
+  if (!std::has_single_bit(spec_.banks)) throw std::invalid_argument("DramChannel: dram.banks must be a power of two");
+  if (spec_.bank_groups == 0 || spec_.banks % spec_.bank_groups != 0)
     throw std::invalid_argument("DramChannel: dram.bank_groups must divide dram.banks");
   if (spec_.return_queue == 0 || spec_.sched_queue == 0)
     throw std::invalid_argument("DramChannel: dram.sched_queue and dram.return_queue must be >= 1");
   banks_.resize(spec_.banks);
+  open_banks_.assign((spec_.banks + 63) / 64, 0);
   next_column_in_group_.assign(spec_.bank_groups, 0);
   returns_.resize(spec_.return_queue);
   for (RequestQueue* q : {&reads_, &writes_}) {
     q->by_bank.resize(spec_.banks);
     q->hits.resize(spec_.banks);
     q->head_seq.assign(spec_.banks, UINT64_MAX);
+    q->waiting_banks.assign(open_banks_.size(), 0);
   }
 }
 
@@ -164,7 +169,10 @@ void DramChannel::admit(RequestQueue& q, uint64_t now) {
     const uint32_t b = e.request.bank;
     std::vector<Entry>& list = q.by_bank[b];
     list.push_back(e);
-    if (list.size() == 1) q.head_seq[b] = e.seq;
+    if (list.size() == 1) {
+      q.head_seq[b] = e.seq;
+      q.waiting_banks[b / 64] |= uint64_t(1) << (b % 64);
+    }
     BankHits& h = q.hits[b];
     if (!h.stale && banks_[b].holds(e.request.row)) {
       int32_t& first = e.request.write ? h.write : h.read;
@@ -200,6 +208,7 @@ void DramChannel::remove(RequestQueue& q, uint32_t b, int32_t index) {
   list.erase(list.begin() + index);
   --q.size;
   if (index == 0) q.head_seq[b] = list.empty() ? UINT64_MAX : list.front().seq;
+  if (list.empty()) q.waiting_banks[b / 64] &= ~(uint64_t(1) << (b % 64));
   BankHits& h = q.hits[b];
   if (h.stale) return;
   const DramBank& bank = banks_[b];
@@ -227,6 +236,19 @@ void DramChannel::row_changed(uint32_t b) {
   writes_.hits[b].stale = true;
 }
 
+void DramChannel::open_row(uint32_t b, uint32_t row) {
+  row_changed(b);
+  banks_[b].open = true;
+  banks_[b].row = row;
+  open_banks_[b / 64] |= uint64_t(1) << (b % 64);
+}
+
+void DramChannel::close_row(uint32_t b) {
+  row_changed(b);
+  banks_[b].open = false;
+  open_banks_[b / 64] &= ~(uint64_t(1) << (b % 64));
+}
+
 void DramChannel::schedule(uint64_t now, bool row_slot_free, uint32_t refreshing) {
   admit(reads_, now);
   admit(writes_, now);
@@ -248,18 +270,18 @@ void DramChannel::schedule(uint64_t now, bool row_slot_free, uint32_t refreshing
   const bool row_allowed = row_slot_free && (spec_.dual_command_bus || column_index < 0);
   if (row_allowed) {
     uint64_t oldest = UINT64_MAX;
-    for (uint32_t b = 0; b < spec_.banks; ++b) {
+    for_each_set_bit(queue.waiting_banks, 0, queue.waiting_banks.size(), [&](uint32_t b) {
       const uint64_t seq = queue.head_seq[b];
-      if (seq >= oldest || b == refreshing || b == column_bank) continue;  // empty banks: UINT64_MAX
+      if (seq >= oldest || b == refreshing || b == column_bank) return;
       const DramBank& bank = banks_[b];
       const bool ready = bank.open ? now >= bank.next_pre : now >= bank.next_act && now >= next_activate_;
-      if (!ready) continue;
+      if (!ready) return;
       const bool keep_row = spec_.scheduler == DramScheduler::kFrFcfs ? fr_fcfs_keeps_row(queue, b)
                                                                       : fcfs_keeps_row(queue, b);
-      if (keep_row) continue;
+      if (keep_row) return;
       oldest = seq;
       row_bank = b;
-    }
+    });
   }
 
   if (row_bank != DramCommand::kAllBanks) {
@@ -281,9 +303,7 @@ void DramChannel::schedule(uint64_t now, bool row_slot_free, uint32_t refreshing
 
 void DramChannel::activate(const Entry& e, uint64_t now) {
   DramBank& bank = banks_[e.request.bank];
-  row_changed(e.request.bank);
-  bank.open = true;
-  bank.row = e.request.row;
+  open_row(e.request.bank, e.request.row);
   bank.act_owner = e.seq;
   bank.next_read = now + spec_.tRCD;
   bank.next_write = now + spec_.tRCDWR;
@@ -296,8 +316,7 @@ void DramChannel::activate(const Entry& e, uint64_t now) {
 
 void DramChannel::precharge(uint32_t b, uint8_t slot, uint64_t now) {
   DramBank& bank = banks_[b];
-  row_changed(b);
-  bank.open = false;
+  close_row(b);
   bank.next_act = std::max(bank.next_act, now + spec_.tRP);
   ++stats_[slot].precharges;
   log(now, DramCommandType::kPrecharge, b, 0);

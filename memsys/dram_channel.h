@@ -137,6 +137,7 @@ class DramChannel {
     std::vector<std::vector<Entry>> by_bank;
     std::vector<BankHits> hits;
     std::vector<uint64_t> head_seq;  // seq of each bank's oldest request (UINT64_MAX: none), packed for the scan
+    std::vector<uint64_t> waiting_banks;  // bit set: banks whose list holds requests (the scans visit only these)
     std::vector<Entry> arriving;  // push order (ready_at never decreases)
     size_t size = 0;              // all requests, arriving ones included
   };
@@ -145,7 +146,8 @@ class DramChannel {
     DramRequest request;
   };
 
-  uint32_t group_of(uint32_t bank) const { return bank % spec_.bank_groups; }
+  // (bank_groups divides banks, a power of two: a power of two itself)
+  uint32_t group_of(uint32_t bank) const { return bank & (spec_.bank_groups - 1); }
   bool quiet() const { return reads_.size == 0 && writes_.size == 0 && refresh_clock_.owed() == 0; }
 
   // The refresh policies (memsys/dram/refresh/), selected by a switch on a
@@ -188,6 +190,9 @@ class DramChannel {
   void remove(RequestQueue& q, uint32_t bank, int32_t index);
   // The bank's open row changed: its row hits must be found again.
   void row_changed(uint32_t bank);
+  // Opens row `row` of the bank / closes it (DramBank::open and open_banks_).
+  void open_row(uint32_t bank, uint32_t row);
+  void close_row(uint32_t bank);
 
   bool column_ready(const Entry& e, uint64_t now) const;
 
@@ -211,6 +216,7 @@ class DramChannel {
   uint64_t next_seq_ = 1;
 
   std::vector<DramBank> banks_;
+  std::vector<uint64_t> open_banks_;            // bit set: banks holding an open row
   std::vector<uint64_t> next_column_in_group_;  // tCCDL
   uint64_t next_column_ = 0;                    // tCCD
   uint64_t next_activate_ = 0;                  // tRRD

@@ -19,10 +19,11 @@
 //
 // The consumer must call receive() in every cycle, also in cycles in which
 // it does nothing else (or, for a queue that reports its stages to a
-// StagedPorts, in every cycle after one in which it was marked and while it
-// holds packets), and publish_pops() in every cycle in which it popped
-// and in the cycle after (calling it in every cycle is simplest); the two
-// halves of the published pop count then both hold the total.
+// StagedPorts, in every cycle after one in which it was marked: receive()
+// takes in only what was staged), and publish_pops() in every cycle in
+// which it popped and in the cycle after (calling it in every cycle is
+// simplest); the two halves of the published pop count then both hold the
+// total.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -41,104 +42,122 @@ struct PortClock {
 template <typename T>
 class LatchedQueue {
  public:
-  LatchedQueue(size_t capacity, const PortClock* clock) : capacity_(capacity ? capacity : 1), clock_(clock) {
-    for (Staging& s : staging_) s.items.resize(capacity_);
-    ring_.resize(capacity_);
+  LatchedQueue(size_t capacity, const PortClock* clock) {
+    const size_t cap = capacity ? capacity : 1;
+    producer_.capacity = cap;
+    producer_.clock = clock;
+    for (Half& h : halves_) h.items.resize(cap);
+    consumer_.capacity = cap;
+    consumer_.clock = clock;
+    consumer_.ring.resize(cap);
   }
 
-  size_t capacity() const { return capacity_; }
+  size_t capacity() const { return producer_.capacity; }
 
   // Producer side. Room counts what was visible at the end of the previous
   // cycle plus what has been staged since; pops in the current cycle free
   // room only from the next one on.
   size_t free_slots() const {
-    const uint64_t in_flight = staged_total_ - published_pops(parity() ^ 1);
-    if (in_flight > capacity_) [[unlikely]]
+    const uint64_t in_flight = producer_.staged_total - halves_[producer_parity()].pops;
+    if (in_flight > producer_.capacity) [[unlikely]]
       throw std::logic_error("LatchedQueue: the published pop count went back (a consumer skipped publish_pops)");
-    return capacity_ - size_t(in_flight);
+    return producer_.capacity - size_t(in_flight);
   }
   bool can_stage() const { return free_slots() > 0; }
   void stage(const T& item) {
     if (!can_stage()) throw std::logic_error("LatchedQueue: staged past its capacity (a producer skipped can_stage)");
-    Staging& s = staging_[parity()];
-    s.items[s.count++] = item;
-    ++staged_total_;
-    if (staged_ports_) staged_ports_->mark(parity(), port_);
+    const unsigned parity = producer_parity();
+    Half& h = halves_[parity];
+    h.items[h.count++] = item;
+    ++producer_.staged_total;
+    if (producer_.staged_ports) producer_.staged_ports->mark(parity, producer_.port);
   }
   // Marks `port` in `ports` whenever something is staged (set up before the first cycle).
   void report_stages_to(StagedPorts* ports, uint32_t port) {
-    staged_ports_ = ports;
-    port_ = port;
+    producer_.staged_ports = ports;
+    producer_.port = port;
   }
 
   // Consumer side.
   // Takes in, in staging order, what the producer staged in the previous cycle.
-  void receive() { take_staged(parity() ^ 1); }
-  bool empty() const { return count_ == 0; }
-  size_t size() const { return count_; }
-  const T& front() const { return ring_[head_]; }
+  void receive() { take_staged(consumer_parity() ^ 1); }
+  bool empty() const { return consumer_.count == 0; }
+  size_t size() const { return consumer_.count; }
+  const T& front() const { return consumer_.ring[consumer_.head]; }
   void pop() {
-    head_ = head_ + 1 == capacity_ ? 0 : head_ + 1;
-    --count_;
-    ++popped_total_;
+    consumer_.head = consumer_.head + 1 == consumer_.capacity ? 0 : consumer_.head + 1;
+    --consumer_.count;
+    ++consumer_.popped_total;
   }
   // Makes this cycle's pops count as free room for the producer's next cycle.
   // Written only when it changes, so that the producer's cached copy stays valid.
   void publish_pops() {
-    uint64_t& published = pops_[parity()].total;
-    if (published != popped_total_) published = popped_total_;
+    uint64_t& published = halves_[consumer_parity() ^ 1].pops;
+    if (published != consumer_.popped_total) published = consumer_.popped_total;
   }
 
   // Engine, between cycles with both sides idle: everything staged becomes
   // visible and every pop counts as room, whatever the parity of the next cycle.
   void settle() {
-    take_staged(parity() ^ 1);
-    take_staged(parity());
-    pops_[0].total = pops_[1].total = popped_total_;
-    if (staged_ports_ && count_ > 0) {  // whatever the next cycle's parity, its consumer looks here
-      staged_ports_->mark(0, port_);
-      staged_ports_->mark(1, port_);
+    take_staged(consumer_parity() ^ 1);
+    take_staged(consumer_parity());
+    halves_[0].pops = halves_[1].pops = consumer_.popped_total;
+    if (producer_.staged_ports && consumer_.count > 0) {  // whatever the next cycle's parity, its consumer looks here
+      producer_.staged_ports->mark(0, producer_.port);
+      producer_.staged_ports->mark(1, producer_.port);
     }
   }
   // Nothing staged and nothing visible.
-  bool idle() const { return count_ == 0 && staging_[0].count == 0 && staging_[1].count == 0; }
+  bool idle() const { return consumer_.count == 0 && halves_[0].count == 0 && halves_[1].count == 0; }
 
  private:
-  // Each part on a cache line of its own: producer and consumer run on
-  // different threads in the same cycle, each writing only its own parts.
-  // No allocation after construction.
-  struct alignas(64) Staging {  // written by the producer in cycles of one parity, emptied by the consumer in the next
+  // Each part on a cache line of its own, and each line written by one side
+  // only within a cycle: producer and consumer run on different threads in
+  // the same cycle. The parts of a cycle's work share lines: a producer's
+  // cycle touches its own line and the half of its parity (stage, room), a
+  // consumer's its own line and the half of the other parity (receive,
+  // publish). No allocation after construction.
+  struct alignas(64) ProducerSide {  // written by the producer
+    uint64_t staged_total = 0;       // items ever staged
+    size_t capacity = 1;
+    const PortClock* clock = nullptr;
+    StagedPorts* staged_ports = nullptr;  // set once
+    uint32_t port = 0;
+  };
+  // Half p: what the producer stages in cycles of parity p, and the pop count
+  // the consumer publishes at the end of cycles of parity p ^ 1 (which the
+  // producer reads in cycles of parity p). In a cycle of parity p only the
+  // producer touches it; in one of parity p ^ 1 only the consumer.
+  struct alignas(64) Half {
     std::vector<T> items;
     size_t count = 0;
+    uint64_t pops = 0;
   };
-  struct alignas(64) PublishedPops {  // written by the consumer at the end of cycles of one parity
-    uint64_t total = 0;
+  struct alignas(64) ConsumerSide {  // written by the consumer: the visible items
+    std::vector<T> ring;
+    size_t head = 0, count = 0;
+    uint64_t popped_total = 0;
+    size_t capacity = 1;               // (the producer's, copied: each side reads its own line)
+    const PortClock* clock = nullptr;
   };
 
-  unsigned parity() const { return unsigned(clock_->cycle & 1); }
-  uint64_t published_pops(unsigned p) const { return pops_[p].total; }
+  unsigned producer_parity() const { return unsigned(producer_.clock->cycle & 1); }
+  unsigned consumer_parity() const { return unsigned(consumer_.clock->cycle & 1); }
   void take_staged(unsigned p) {
-    Staging& s = staging_[p];
-    if (s.count == 0) return;  // (no write: the line stays shared with the producer)
-    for (size_t i = 0; i < s.count; ++i) {
-      size_t tail = head_ + count_;
-      if (tail >= capacity_) tail -= capacity_;
-      ring_[tail] = s.items[i];
-      ++count_;
+    Half& h = halves_[p];
+    if (h.count == 0) return;  // (no write: the line stays shared with the producer)
+    for (size_t i = 0; i < h.count; ++i) {
+      size_t tail = consumer_.head + consumer_.count;
+      if (tail >= consumer_.capacity) tail -= consumer_.capacity;
+      consumer_.ring[tail] = h.items[i];
+      ++consumer_.count;
     }
-    s.count = 0;
+    h.count = 0;
   }
 
-  const size_t capacity_;
-  const PortClock* const clock_;
-  StagedPorts* staged_ports_ = nullptr;  // producer side, set once
-  uint32_t port_ = 0;
-  alignas(64) uint64_t staged_total_ = 0;  // producer: items ever staged
-  Staging staging_[2];
-  PublishedPops pops_[2];
-  alignas(64) std::vector<T> ring_;  // consumer: the visible items
-  size_t head_ = 0, count_ = 0;
-  uint64_t popped_total_ = 0;
+  ProducerSide producer_;
+  Half halves_[2];
+  ConsumerSide consumer_;
 };
 
 }  // namespace lockstep

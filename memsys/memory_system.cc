@@ -40,6 +40,7 @@ void publish_held(std::vector<LatchedQueue<MemPacket>>& queues, const std::vecto
 
 MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, const MemoryTiming& timing)
     : spec_(spec),
+      subs_(spec.l2.subpartitions),
       sms_per_cluster_(std::max(sms_per_cluster, 1u)),
       timing_(timing),
       map_(spec) {
@@ -68,6 +69,13 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
     to_slice_.emplace_back(inbox, &port_clock_);
     from_slice_.emplace_back(outbox, &port_clock_);
   }
+  inbox_stride_ = std::bit_ceil(subs_);
+  inbox_mask_ = (uint64_t(1) << subs_) - 1;  // (at most 16 ports)
+  inbox_stages_ = std::make_unique<StagedPorts>(size_t(spec.dram.channels) * inbox_stride_);
+  for (uint32_t s = 0; s < nslices; ++s) {
+    const uint32_t p = s / spec.l2.subpartitions, sub = s % spec.l2.subpartitions;
+    to_slice_[s].report_stages_to(inbox_stages_.get(), p * inbox_stride_ + sub);
+  }
   slices_staged_ = std::make_unique<StagedPorts>(nslices);
   for (uint32_t s = 0; s < nslices; ++s) from_slice_[s].report_stages_to(slices_staged_.get(), s);
   replying_slices_.assign((nslices + 63) / 64, 0);
@@ -91,11 +99,8 @@ void MemorySystem::receive_inputs(uint32_t unit) {
   // The crossbar units then visit only the SM ports and slice outboxes found holding packets.
   if (unit == kRequestNetUnit) {
     receive_all(to_memory_, requesting_sms_, *sms_staged_, unsigned(port_clock_.cycle & 1));
-  } else if (unit == kReplyNetUnit) {
-    receive_all(from_slice_, replying_slices_, *slices_staged_, unsigned(port_clock_.cycle & 1));
   } else {
-    const uint32_t subs = spec_.l2.subpartitions, p = unit - kFirstPartitionUnit;
-    for (uint32_t s = p * subs; s < (p + 1) * subs; ++s) to_slice_[s].receive();
+    receive_all(from_slice_, replying_slices_, *slices_staged_, unsigned(port_clock_.cycle & 1));
   }
 }
 
@@ -104,40 +109,80 @@ void MemorySystem::publish_input_pops(uint32_t unit) {
   // needs publishing only in a cycle it popped in and the one after.
   if (unit == kRequestNetUnit) {
     publish_held(to_memory_, requesting_sms_, requested_before_);
-  } else if (unit == kReplyNetUnit) {
-    publish_held(from_slice_, replying_slices_, replied_before_);
   } else {
-    const uint32_t subs = spec_.l2.subpartitions, p = unit - kFirstPartitionUnit;
-    for (uint32_t s = p * subs; s < (p + 1) * subs; ++s) to_slice_[s].publish_pops();
+    publish_held(from_slice_, replying_slices_, replied_before_);
   }
 }
 
 void MemorySystem::run_unit(uint32_t unit, const MemoryEdge* edges, size_t count) {
+  if (unit >= kFirstPartitionUnit) {
+    run_partition(unit - kFirstPartitionUnit, edges, count);
+    return;
+  }
   receive_inputs(unit);
   if (unit == kRequestNetUnit) {
     for (size_t i = 0; i < count; ++i)
       if (edges[i].clock == MemoryClock::kIcnt) request_net_cycle(edges[i].cycle);
-  } else if (unit == kReplyNetUnit) {
+  } else {
     for (size_t i = 0; i < count; ++i)
       if (edges[i].clock == MemoryClock::kIcnt) reply_net_cycle(edges[i].cycle);
-  } else {
-    const uint32_t p = unit - kFirstPartitionUnit;
-    if (partition_empty(p)) {
-      // Nothing arrives within the cycle (inputs were received above) and
-      // nothing is queued: the slices' cycles would change nothing, the
-      // channel's only its clock (refresh, the data bus).
-      for (size_t i = 0; i < count; ++i) {
-        if (edges[i].clock == MemoryClock::kL2) partitions_[p].l2_now = edges[i].cycle;
-        else if (edges[i].clock == MemoryClock::kDram) channels_[p]->cycle(edges[i].cycle);
-      }
-    } else {
-      for (size_t i = 0; i < count; ++i) {
-        if (edges[i].clock == MemoryClock::kL2) partition_l2_cycle(p, edges[i].cycle);
-        else if (edges[i].clock == MemoryClock::kDram) partition_dram_cycle(p, edges[i].cycle);
+  }
+  publish_input_pops(unit);
+}
+
+bool MemorySystem::receive_inboxes(uint32_t p) {
+  const uint32_t first_port = p * inbox_stride_;
+  const uint64_t staged = inbox_stages_->take(unsigned(port_clock_.cycle & 1) ^ 1, first_port / 64,
+                                              inbox_mask_ << (first_port % 64)) >>
+                          (first_port % 64);
+  for (uint64_t bits = staged; bits != 0; bits &= bits - 1)
+    to_slice_[p * subs_ + uint32_t(std::countr_zero(bits))].receive();
+  return staged != 0;
+}
+
+void MemorySystem::publish_inbox_pops(uint32_t p) {
+  for (uint32_t s = p * subs_; s < (p + 1) * subs_; ++s) to_slice_[s].publish_pops();
+}
+
+void MemorySystem::run_partition(uint32_t p, const MemoryEdge* edges, size_t count) {
+  PartitionState& state = partitions_[p];
+  // An inbox needs receive() only after a stage into it: the marks say which.
+  const bool arrived = receive_inboxes(p);
+  if (state.asleep && !arrived) {
+    sleep_through(p, edges, count);
+    if (state.pops_unpublished) {  // the last awake cycle's pops, published in the cycle after too
+      publish_inbox_pops(p);
+      state.pops_unpublished = false;
+    }
+    return;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (edges[i].clock == MemoryClock::kL2) partition_l2_cycle(p, edges[i].cycle);
+    else if (edges[i].clock == MemoryClock::kDram) partition_dram_cycle(p, edges[i].cycle);
+  }
+  publish_inbox_pops(p);
+  state.pops_unpublished = true;
+  state.asleep = partition_empty(p);
+  if (state.asleep) state.channel_wake = channels_[p]->next_event(state.dram_now);
+}
+
+void MemorySystem::sleep_through(uint32_t p, const MemoryEdge* edges, size_t count) {
+  // Nothing arrived and nothing is queued: the slices' cycles would change
+  // nothing, the channel's only its clock (refresh, the data bus), and
+  // those only at the cycles its next_event names.
+  PartitionState& state = partitions_[p];
+  for (size_t i = 0; i < count; ++i) {
+    if (edges[i].clock == MemoryClock::kL2) {
+      state.l2_now = edges[i].cycle;
+    } else if (edges[i].clock == MemoryClock::kDram) {
+      state.dram_now = edges[i].cycle;
+      if (state.dram_now >= state.channel_wake) {
+        DramChannel& ch = *channels_[p];
+        ch.cycle(state.dram_now);
+        state.channel_wake = ch.next_event(state.dram_now);
       }
     }
   }
-  publish_input_pops(unit);
 }
 
 void MemorySystem::request_net_cycle(uint64_t cycle) {
@@ -200,8 +245,11 @@ void MemorySystem::reply_net_cycle(uint64_t cycle) {
 }
 
 bool MemorySystem::partition_empty(uint32_t partition) const {
-  if (!partitions_[partition].returning.empty() || !channels_[partition]->holds_no_request()) return false;
-  const uint32_t subs = spec_.l2.subpartitions;
+  // Every request a slice accepts leaves it as one reply: while some have
+  // not, the slices are busy (told without reading them).
+  const PartitionState& state = partitions_[partition];
+  if (state.in_slices != 0 || !state.returning.empty() || !channels_[partition]->holds_no_request()) return false;
+  const uint32_t subs = subs_;
   for (uint32_t s = partition * subs; s < (partition + 1) * subs; ++s)
     if (!to_slice_[s].empty() || !slices_[s]->idle()) return false;
   return true;
@@ -209,37 +257,39 @@ bool MemorySystem::partition_empty(uint32_t partition) const {
 
 void MemorySystem::partition_l2_cycle(uint32_t partition, uint64_t cycle) {
   partitions_[partition].l2_now = cycle;
-  const uint32_t subs = spec_.l2.subpartitions;
+  const uint32_t subs = subs_;
   for (uint32_t s = partition * subs; s < (partition + 1) * subs; ++s) {
     L2Slice& slice = *slices_[s];
     LatchedQueue<MemPacket>& inbox = to_slice_[s];
     if (!inbox.empty() && slice.can_accept()) {
       slice.accept(inbox.front(), cycle);
       inbox.pop();
+      ++partitions_[partition].in_slices;
     }
     slice.cycle(cycle);
     LatchedQueue<MemPacket>& outbox = from_slice_[s];
     if (slice.has_reply(cycle) && outbox.can_stage()) {
       outbox.stage(slice.reply());
       slice.pop_reply();
+      --partitions_[partition].in_slices;
     }
   }
 }
 
 void MemorySystem::partition_dram_cycle(uint32_t partition, uint64_t cycle) {
-  const uint32_t subs = spec_.l2.subpartitions;
+  const uint32_t subs = subs_;
   PartitionState& state = partitions_[partition];
+  state.dram_now = cycle;
   DramChannel& ch = *channels_[partition];
   // The partition's slices take turns handing the channel one request per cycle.
-  for (uint32_t i = 0; i < subs; ++i) {
-    const uint32_t sub = (state.channel_rr + i) % subs;
+  for (uint32_t i = 0, sub = state.channel_rr; i < subs; ++i, sub = sub + 1 == subs ? 0 : sub + 1) {
     L2Slice& slice = *slices_[partition * subs + sub];
     if (!slice.has_dram_request()) continue;
     const DramRequest& r = slice.dram_request();
     if (!ch.can_accept(r.write)) continue;
     ch.push(r, cycle);
     slice.pop_dram_request();
-    state.channel_rr = (sub + 1) % subs;
+    state.channel_rr = sub + 1 == subs ? 0 : sub + 1;
     break;
   }
   ch.cycle(cycle);
@@ -266,6 +316,29 @@ void MemorySystem::invalidate_caches() {
 }
 
 bool MemorySystem::idle() const {
+  // The likeliest to be busy first. An asleep partition has nothing queued
+  // (inboxes, slices, channel, return queue); its channel may still be
+  // moving write data.
+  if (!request_net_->idle() || !reply_net_->idle()) return false;
+  for (uint32_t p = 0; p < partitions_.size(); ++p)
+    if (!partitions_[p].asleep || !channels_[p]->idle()) return false;
+  // Packets staged in the cycle just run (those of the cycle before were
+  // received in it: every consumer of these ports takes its marks each cycle).
+  const unsigned parity = unsigned(port_clock_.cycle & 1);
+  if (sms_staged_->any(parity) || slices_staged_->any(parity) || inbox_stages_->any(parity)) return false;
+  // Packets received and not yet popped: in the ports the crossbar units found holding some.
+  bool holding = false;
+  for_each_set_bit(requesting_sms_, 0, requesting_sms_.size(),
+                   [&](uint32_t sm) { holding |= !to_memory_[sm].empty(); });
+  for_each_set_bit(replying_slices_, 0, replying_slices_.size(),
+                   [&](uint32_t s) { holding |= !from_slice_[s].empty(); });
+  if (holding) return false;
+  for (const auto& q : from_memory_)
+    if (!q.idle()) return false;
+  return true;
+}
+
+bool MemorySystem::every_block_idle() const {
   for (const auto* ports : {&to_memory_, &from_memory_, &to_slice_, &from_slice_})
     for (const auto& q : *ports)
       if (!q.idle()) return false;

@@ -82,8 +82,11 @@ class MemorySystem : public MemoryModel {
   void copy_to_device(uint64_t addr, uint64_t bytes) override;
   void invalidate_caches() override;
 
-  // Nothing in flight anywhere below the SMs (ports included).
+  // Nothing in flight anywhere below the SMs (ports included), between cycles.
   bool idle() const override;
+  // The same by asking every port and block, for tests (idle() tells it from
+  // the units' own summaries: the partitions asleep, the ports' stage marks).
+  bool every_block_idle() const;
   // With idle(): the first DRAM cycle after `dram_now` (the last DRAM edge
   // run) at which a unit can change state (a refresh falls due); UINT64_MAX
   // when none ever will. Until then every edge of every unit is a no-op.
@@ -105,8 +108,15 @@ class MemorySystem : public MemoryModel {
   };
   // State of one partition unit, on a cache line of its own (units run on different threads).
   struct alignas(64) PartitionState {
-    uint64_t l2_now = 0;       // the partition's latest L2 edge
-    uint32_t channel_rr = 0;   // the subpartition after the last one the channel served
+    uint64_t l2_now = 0;         // the partition's latest L2 edge
+    uint64_t dram_now = 0;       // the partition's latest DRAM edge
+    uint64_t channel_wake = 0;   // asleep: the channel's next_event (its first cycle that is more than time passing)
+    uint64_t in_slices = 0;      // requests its slices accepted and have not replied to (each gets one reply)
+    uint32_t channel_rr = 0;     // the subpartition after the last one the channel served
+    // Nothing queued anywhere in the partition after its last cycle
+    // (partition_empty): until a packet reaches an inbox, its edges only keep time.
+    bool asleep = true;
+    bool pops_unpublished = false;  // its inboxes' pops of the last awake cycle wait for the cycle after
     RingQueue<DelayedFill> returning;  // read data on its way back (dram.extra_latency), at most dram.return_queue
   };
   uint32_t cluster_of(uint32_t sm) const { return cluster_of_sm_[sm]; }
@@ -114,18 +124,26 @@ class MemorySystem : public MemoryModel {
   void request_net_cycle(uint64_t cycle);
   void inject_request(uint32_t cluster, uint64_t cycle);
   void reply_net_cycle(uint64_t cycle);
+  void run_partition(uint32_t partition, const MemoryEdge* edges, size_t count);
+  // An asleep partition's edges: its clocks advance, its channel cycles only at its next_event (a refresh).
+  void sleep_through(uint32_t partition, const MemoryEdge* edges, size_t count);
   void partition_l2_cycle(uint32_t partition, uint64_t cycle);
   void partition_dram_cycle(uint32_t partition, uint64_t cycle);
   // Nothing queued anywhere in the partition (its inboxes after receive, its
   // slices, the channel, the DRAM return queue): its cycles only keep time.
   bool partition_empty(uint32_t partition) const;
+  // Receives the partition's inboxes that were staged into in the previous
+  // cycle (inbox_stages_); whether there was one.
+  bool receive_inboxes(uint32_t partition);
+  void publish_inbox_pops(uint32_t partition);
 
-  // The unit's input ports: take in what was staged in the previous cycle /
-  // publish this cycle's pops (LatchedQueue).
+  // A crossbar unit's input ports: take in what was staged in the previous
+  // cycle / publish this cycle's pops (LatchedQueue).
   void receive_inputs(uint32_t unit);
   void publish_input_pops(uint32_t unit);
 
   const MemorySpec& spec_;
+  const uint32_t subs_;  // l2.subpartitions: slices per partition
   const uint32_t sms_per_cluster_;
   std::vector<uint32_t> cluster_of_sm_;  // sm / sms_per_cluster_, looked up (the crossbar units need it per packet)
   const MemoryTiming timing_;
@@ -134,6 +152,11 @@ class MemorySystem : public MemoryModel {
   std::vector<LatchedQueue<MemPacket>> to_memory_;    // per SM: request crossbar's input port
   std::vector<LatchedQueue<MemPacket>> from_memory_;  // per SM: reply crossbar's output port
   std::vector<LatchedQueue<MemPacket>> to_slice_;     // per slice: request crossbar -> slice
+  // The request crossbar's stages into to_slice_: slice p * subpartitions + s
+  // is port p * inbox_stride_ + s, so that no partition's ports straddle a word.
+  std::unique_ptr<StagedPorts> inbox_stages_;
+  uint32_t inbox_stride_ = 1;  // bit_ceil(l2.subpartitions), at most 16: divides 64
+  uint64_t inbox_mask_ = 1;    // a partition's ports from its first: subpartitions low bits
   std::vector<LatchedQueue<MemPacket>> from_slice_;   // per slice: slice -> reply crossbar
   // Request crossbar unit.
   std::unique_ptr<Crossbar> request_net_;             // clusters -> slices

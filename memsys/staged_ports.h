@@ -30,6 +30,20 @@ class StagedPorts {
     std::atomic<uint64_t>& m = marks_[parity][word];
     return m.load(std::memory_order_relaxed) == 0 ? 0 : m.exchange(0, std::memory_order_relaxed);
   }
+  // Consumer of some of a word's ports (several consumers may share a word,
+  // each taking its own bits): the bits of `mask` in word `word` of the
+  // ports marked in cycles of `parity`, cleared.
+  uint64_t take(unsigned parity, size_t word, uint64_t mask) {
+    std::atomic<uint64_t>& m = marks_[parity][word];
+    if ((m.load(std::memory_order_relaxed) & mask) == 0) return 0;
+    return m.fetch_and(~mask, std::memory_order_relaxed) & mask;
+  }
+  // Between cycles: some port was marked in a cycle of `parity` and not taken since.
+  bool any(unsigned parity) const {
+    for (const std::atomic<uint64_t>& m : marks_[parity])
+      if (m.load(std::memory_order_relaxed) != 0) return true;
+    return false;
+  }
 
  private:
   size_t words_;

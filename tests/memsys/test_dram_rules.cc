@@ -649,6 +649,18 @@ TEST(DramRules, WriteWatermarksAreValidated) {
   EXPECT_THROW(m.validate(), std::invalid_argument);
 }
 
+// A channel built from an unvalidated spec refuses what its bank-group mask
+// cannot serve: banks not a power of two (bank groups then not one either).
+TEST(DramRules, ChannelRefusesBanksThatAreNotAPowerOfTwo) {
+  DramSpec s;
+  s.banks = 6;
+  s.bank_groups = 3;
+  EXPECT_THROW(DramChannel(0, s), std::invalid_argument);
+  s.banks = 8;
+  s.bank_groups = 4;
+  EXPECT_NO_THROW(DramChannel(0, s));
+}
+
 
 // --- Every rule at once, on random traffic ---------------------------------------
 

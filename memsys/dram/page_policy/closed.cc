@@ -9,8 +9,7 @@ namespace lockstep {
 
 void DramChannel::closed_page_after_column(const DramRequest& r, uint64_t now) {
   DramBank& bank = banks_[r.bank];
-  row_changed(r.bank);
-  bank.open = false;
+  close_row(r.bank);
   bank.next_act = std::max(bank.next_act, bank.next_pre + spec_.tRP);
   ++stats_[r.stat_slot].precharges;
   log(now, r.write ? DramCommandType::kWriteAutoPrecharge : DramCommandType::kReadAutoPrecharge, r.bank, r.row);
