@@ -6,45 +6,54 @@
 // strict (the L2 miss queue takes a fill's write-backs even when full) grows
 // by doubling when it is full: storage then only ever grows to the largest
 // size the run needed, once.
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
 #include <utility>
-#include <vector>
 
 namespace lockstep {
 
 template <typename T>
 class RingQueue {
  public:
-  explicit RingQueue(size_t capacity = 1) : items_(capacity ? capacity : 1) {}
+  explicit RingQueue(size_t capacity = 1)
+      : capacity_(uint32_t(std::clamp<size_t>(capacity, 1, kMaxCapacity))), items_(new T[capacity_]()) {}
 
   bool empty() const { return count_ == 0; }
   size_t size() const { return count_; }
-  size_t capacity() const { return items_.size(); }
+  size_t capacity() const { return capacity_; }
   const T& front() const { return items_[head_]; }
   T& front() { return items_[head_]; }
 
   void push_back(const T& item) {
-    if (count_ == items_.size()) grow();
-    size_t tail = head_ + count_;
-    if (tail >= items_.size()) tail -= items_.size();
+    if (count_ == capacity_) grow();
+    uint32_t tail = head_ + count_;
+    if (tail >= capacity_) tail -= capacity_;
     items_[tail] = item;
     ++count_;
   }
   void pop_front() {
-    head_ = head_ + 1 == items_.size() ? 0 : head_ + 1;
+    head_ = head_ + 1 == capacity_ ? 0 : head_ + 1;
     --count_;
   }
 
  private:
+  // The header is 24 bytes: a unit's queues lie side by side in few cache lines.
+  static constexpr size_t kMaxCapacity = size_t(1) << 31;
   void grow() {
-    std::vector<T> bigger(items_.size() * 2);
-    for (size_t i = 0; i < count_; ++i) bigger[i] = std::move(items_[(head_ + i) % items_.size()]);
-    items_.swap(bigger);
+    if (capacity_ >= kMaxCapacity) throw std::length_error("RingQueue: more than 2^31 items queued");
+    std::unique_ptr<T[]> bigger(new T[size_t(capacity_) * 2]());
+    for (uint32_t i = 0; i < count_; ++i) bigger[i] = std::move(items_[(head_ + i) % capacity_]);
+    items_ = std::move(bigger);
+    capacity_ *= 2;
     head_ = 0;
   }
 
-  std::vector<T> items_;
-  size_t head_ = 0, count_ = 0;
+  uint32_t capacity_;
+  uint32_t head_ = 0, count_ = 0;
+  std::unique_ptr<T[]> items_;
 };
 
 }  // namespace lockstep
