@@ -32,6 +32,7 @@ CycleEngine::CycleEngine(std::vector<EnginePiece*> clusters, std::vector<EngineP
     : clusters_(std::move(clusters)),
       units_(std::move(units)),
       options_(options),
+      fallback_(options.serial_fallback),
       report_(report),
       threads_(options.threads_used()),
       balanced_(options.partition == Partition::kBalanced && threads_ > 1),
@@ -49,6 +50,7 @@ CycleEngine::CycleEngine(std::vector<EnginePiece*> clusters, std::vector<EngineP
   if (threads_ > 1) {
     team_ = std::make_unique<Team>();
     const bool oversubscribed = handshake_oversubscribed(threads_);
+    if (fallback_.automatic) fallback_ = SerialFallback::for_handshake(options_.handshake, oversubscribed);
     auto share = [this](uint32_t t) { run_share(t, now_); };
     if (options_.handshake == HandshakeKind::kSpinFutex)
       team_->spin = std::make_unique<WorkerTeam<SpinFutexSemaphore>>(threads_ - 1, oversubscribed, share,
@@ -81,12 +83,12 @@ void CycleEngine::run_cycle(uint64_t now) {
     team_->run_cycle();
     team_running_ = false;
     ++report_.parallel_cycles;
-    serial_stretch_ = PieceClock::now() - t0 < options_.serial_fallback.serial_below;
+    serial_stretch_ = PieceClock::now() - t0 < fallback_.serial_below;
   } else {
     const auto t0 = team_ ? PieceClock::now() : PieceClock::time_point();
     for (uint32_t t = 0; t < threads_; ++t) run_share(t, now);
     ++report_.serial_cycles;
-    if (team_) serial_stretch_ = PieceClock::now() - t0 < options_.serial_fallback.parallel_above;
+    if (team_) serial_stretch_ = PieceClock::now() - t0 < fallback_.parallel_above;
   }
   ++simulated_;
   if (balanced_ && simulated_ % period_ == 0) {

@@ -88,6 +88,7 @@ class CycleEngine {
 
   std::vector<EnginePiece*> clusters_, units_;
   const EngineOptions options_;
+  SerialFallback fallback_;  // options_.serial_fallback, or the handshake's thresholds when automatic
   EngineReport& report_;
   const uint32_t threads_;
   const bool balanced_;

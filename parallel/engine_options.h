@@ -34,15 +34,32 @@ HandshakeKind parse_handshake(const std::string& text);
 
 // The adaptive serial fallback of the threaded schedules, by the wall time of
 // a cycle's phase B: after a team cycle shorter than serial_below, cycles run
-// on the leader alone until one takes longer than parallel_above. Tests
-// change it: off() runs every simulated cycle of a threaded schedule on the
-// team, so that a threaded check checks threads.
+// on the leader alone until one takes longer than parallel_above. Running a
+// cycle alone pays when the team's work is shorter than a handshake costs
+// the leader: with spinning threads on cores of their own (a handshake of
+// about a microsecond) only for the lightest cycles, with threads that sleep
+// between cycles (std semaphores, more threads than cores) for more
+// (bench/README.md). `automatic` (the default): the engine picks the
+// thresholds by its handshake (for_handshake). Tests change it: off() runs
+// every simulated cycle of a threaded schedule on the team, so that a
+// threaded check checks threads.
 struct SerialFallback {
   std::chrono::nanoseconds serial_below = std::chrono::microseconds(6);
   std::chrono::nanoseconds parallel_above = std::chrono::microseconds(12);
+  bool automatic = true;
   static SerialFallback off() {
     SerialFallback f;
     f.serial_below = std::chrono::nanoseconds(0);  // no phase B takes less
+    f.automatic = false;
+    return f;
+  }
+  static SerialFallback for_handshake(HandshakeKind kind, bool oversubscribed) {
+    SerialFallback f;
+    f.automatic = false;
+    if (kind == HandshakeKind::kSpinFutex && !oversubscribed) {
+      f.serial_below = std::chrono::microseconds(1);
+      f.parallel_above = std::chrono::microseconds(2);
+    }
     return f;
   }
   bool is_off() const { return serial_below <= std::chrono::nanoseconds(0); }
