@@ -38,7 +38,8 @@ void publish_held(std::vector<LatchedQueue<MemPacket>>& queues, const std::vecto
 }
 }  // namespace
 
-MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, const MemoryTiming& timing)
+MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, const MemoryTiming& timing,
+                           HeapSeparator* separator)
     : spec_(spec),
       subs_(spec.l2.subpartitions),
       sms_per_cluster_(std::max(sms_per_cluster, 1u)),
@@ -51,6 +52,7 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
   for (uint32_t s = 0; s < sms; ++s) {
     to_memory_.emplace_back(spec.l1d.miss_queue, &port_clock_);
     from_memory_.emplace_back(spec.icnt.sm_ejection_buffer, &port_clock_);
+    if (separator) separator->separate();
   }
   sms_staged_ = std::make_unique<StagedPorts>(sms);
   for (uint32_t s = 0; s < sms; ++s) to_memory_[s].report_stages_to(sms_staged_.get(), s);

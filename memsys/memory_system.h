@@ -35,6 +35,7 @@
 #include "memsys/crossbar.h"
 #include "memsys/dram_channel.h"
 #include "memsys/l2_slice.h"
+#include "memsys/heap_separator.h"
 #include "memsys/latched_queue.h"
 #include "memsys/ring_queue.h"
 #include "memsys/mem_packet.h"
@@ -57,7 +58,9 @@ class MemorySystem : public MemoryModel {
   static constexpr uint32_t kReplyNetUnit = 1;
   static constexpr uint32_t kFirstPartitionUnit = 2;
 
-  MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, const MemoryTiming& timing);
+  // `separator` (optional): called between the SMs' ports (memsys/heap_separator.h).
+  MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_per_cluster, const MemoryTiming& timing,
+               HeapSeparator* separator = nullptr);
   ~MemorySystem() override;
 
   // The SM's side of its ports: it stages requests and pops replies (the

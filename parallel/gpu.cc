@@ -14,8 +14,11 @@ namespace lockstep {
 
 Gpu::Gpu(const GpuSpec& spec, const std::string& sm_model, const std::string& memory_model)
     : spec_(spec), clocks_(spec.clocks) {
-  for (uint32_t i = 0; i < spec.sms; ++i) sms_.push_back(build_sm_model(sm_model, i, spec.sm));
-  memory_ = build_memory_model(memory_model, spec, clocks_, sms_);
+  for (uint32_t i = 0; i < spec.sms; ++i) {
+    sms_.push_back(build_sm_model(sm_model, i, spec.sm));
+    separator_.separate();
+  }
+  memory_ = build_memory_model(memory_model, spec, clocks_, sms_, separator_);
   // Room for every edge of a core cycle: no allocation in the cycle loop.
   edges_.reserve(size_t(clocks_.max_edges_per_core_cycle(ClockDomain::kIcnt)) +
                  clocks_.max_edges_per_core_cycle(ClockDomain::kL2) +

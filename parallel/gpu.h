@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/sm_model.h"
+#include "memsys/heap_separator.h"
 #include "memsys/memory_model.h"
 #include "parallel/clock_domains.h"
 #include "parallel/engine_report.h"
@@ -68,6 +69,7 @@ class Gpu {
 
   const GpuSpec& spec_;
   ClockDomains clocks_;
+  HeapSeparator separator_;  // between the SMs' and their memory ports' heap blocks (before them: freed last)
   std::vector<std::unique_ptr<SmModel>> sms_;
   std::unique_ptr<MemoryModel> memory_;
   std::vector<MemoryEdge> edges_;  // this core cycle's memory-side edges (phase A)
