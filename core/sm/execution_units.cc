@@ -11,8 +11,7 @@ ExecutionUnits::ExecutionUnits(const SmSpec& spec) : spec_(spec) {
     pipes_.push_back(std::max(u.per_subcore, 1u));
     pipes += pipes_.back();
   }
-  pipes_per_subcore_ = pipes;
-  free_at_.assign(size_t(spec.subcores) * pipes, 0);
+  free_at_ = SubcoreFreeCycles(spec.subcores, uint32_t(pipes));
 }
 
 }  // namespace lockstep

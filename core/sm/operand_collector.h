@@ -3,13 +3,12 @@
 // instruction's source operands from the register-file banks. A unit is busy
 // one cycle plus one per bank conflict (each bank delivers one operand per
 // cycle); the conflict cycles also delay the result.
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "core/kernel_program.h"
 #include "configs/spec/sm_spec.h"
-#include "core/sm/first_after.h"
+#include "core/sm/free_cycles.h"
 
 namespace lockstep {
 
@@ -19,8 +18,8 @@ class OperandCollector {
 
   // A collector unit of `subcore` is free at `now`.
   bool available(uint32_t subcore, uint64_t now) const {
-    const uint64_t* units = &free_at_[size_t(subcore) * units_per_subcore_];
-    for (uint32_t u = 0; u < units_per_subcore_; ++u)
+    const uint64_t* units = free_at_.of(subcore);
+    for (uint32_t u = 0; u < free_at_.per_subcore(); ++u)
       if (units[u] <= now) return true;
     return false;
   }
@@ -37,13 +36,11 @@ class OperandCollector {
   // Extra cycles reading `ti`'s sources takes (register_bank_conflict_cycles).
   uint32_t bank_conflict_cycles(const TimedInstruction& ti) const;
   // The first cycle after `now` at which a busy collector unit is free again (UINT64_MAX: none is busy).
-  uint64_t next_free_after(uint64_t now) const { return busy_until_ <= now ? UINT64_MAX : first_after(free_at_, now); }
+  uint64_t next_free_after(uint64_t now) const { return free_at_.next_free_after(now); }
 
  private:
   uint32_t banks_;  // sm.reg_banks, within 1..64
-  uint32_t units_per_subcore_;  // sm.collector_units, at least 1
-  std::vector<uint64_t> free_at_;  // [subcore * units_per_subcore_ + collector unit]
-  uint64_t busy_until_ = 0;        // the largest of free_at_
+  SubcoreFreeCycles free_at_;  // per sub-core and collector unit (sm.collector_units, at least 1): the cycle it is free again
 };
 
 }  // namespace lockstep
