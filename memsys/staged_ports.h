@@ -26,10 +26,7 @@ class StagedPorts {
     marks_[parity][port / 64].fetch_or(uint64_t(1) << (port % 64), std::memory_order_relaxed);
   }
   // Consumer: word `word` of the ports marked in cycles of `parity`, cleared.
-  uint64_t take(unsigned parity, size_t word) {
-    std::atomic<uint64_t>& m = marks_[parity][word];
-    return m.load(std::memory_order_relaxed) == 0 ? 0 : m.exchange(0, std::memory_order_relaxed);
-  }
+  uint64_t take(unsigned parity, size_t word) { return take(parity, word, ~uint64_t(0)); }
   // Consumer of some of a word's ports (several consumers may share a word,
   // each taking its own bits): the bits of `mask` in word `word` of the
   // ports marked in cycles of `parity`, cleared.
