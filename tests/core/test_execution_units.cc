@@ -29,6 +29,17 @@ TEST(ExecutionUnits, AUnitWithInitiationTwoAcceptsEveryOtherCycle) {
   EXPECT_NE(u.free_pipeline(1, 0, 1), ExecutionUnits::kNone);  // the other sub-core's pipeline
 }
 
+TEST(ExecutionUnits, NextFreeAfterIsTheEarliestBusyPipelineOfAnySubcore) {
+  const SmSpec spec = units();
+  ExecutionUnits u(spec);
+  EXPECT_EQ(u.next_free_after(0), UINT64_MAX);  // nothing busy
+  u.occupy(1, u.free_pipeline(1, 0, 10), 0, 10);  // SP, initiation 2: free again at 12
+  u.occupy(0, u.free_pipeline(0, 1, 10), 1, 10);  // INT, initiation 1: free again at 11
+  EXPECT_EQ(u.next_free_after(10), 11u);
+  EXPECT_EQ(u.next_free_after(11), 12u);  // the INT pipeline is free at 11: not after it
+  EXPECT_EQ(u.next_free_after(12), UINT64_MAX);
+}
+
 TEST(ExecutionUnits, TwoPipelinesOfAClassAcceptTwoInstructionsACycle) {
   const SmSpec spec = units();
   ExecutionUnits u(spec);
