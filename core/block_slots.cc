@@ -19,6 +19,8 @@ uint32_t BlockSlots::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> b
   Block& b = blocks_[slot];
   b.active = true;
   b.trace = std::move(block);
+  b.segments = l.segments;
+  b.first_dropped = false;
   b.warp_slots.clear();
   b.at_barrier = 0;
   b.live_warps = 0;
@@ -49,9 +51,51 @@ void BlockSlots::arrive_at_barrier(uint32_t block) {
   if (++b.at_barrier == b.live_warps) opened_.push_back(block);
 }
 
+const BlockTrace& BlockSlots::segment(uint32_t block, uint32_t segment) {
+  Block& b = blocks_[block];
+  for (const auto& s : b.later)
+    if (s->segment == segment) return *s;
+  std::unique_ptr<BlockTrace> s;
+  if (!spare_segments_.empty()) {
+    s = std::move(spare_segments_.back());
+    spare_segments_.pop_back();
+  } else {
+    s = std::make_unique<BlockTrace>();
+  }
+  if (b.segments) {
+    b.segments->take(b.trace->ordinal, segment, *s);
+  } else {
+    s->warps.clear();  // (a block in segments comes with its launch's BlockSegments)
+  }
+  s->segment = segment;
+  b.later.push_back(std::move(s));
+  return *b.later.back();
+}
+
+void BlockSlots::drop_segments_before(uint32_t block, uint32_t needed) {
+  Block& b = blocks_[block];
+  if (needed > 0 && !b.first_dropped) {
+    for (WarpTrace& w : b.trace->warps) {
+      std::vector<WarpInstruction>().swap(w.insts);
+      w.addrs = LaneAddressStore();
+    }
+    b.first_dropped = true;
+  }
+  for (size_t i = 0; i < b.later.size();) {
+    if (b.later[i]->segment < needed) {
+      spare_segments_.push_back(std::move(b.later[i]));
+      b.later.erase(b.later.begin() + ptrdiff_t(i));
+    } else {
+      ++i;
+    }
+  }
+}
+
 void BlockSlots::retire(uint32_t block) {
   Block& b = blocks_[block];
   b.active = false;
+  for (auto& s : b.later) spare_segments_.push_back(std::move(s));
+  b.later.clear();
   spent_.push_back(std::move(b.trace));  // its storage goes back to the trace reader (take_spent_blocks)
   --resident_blocks_;
   ++retired_blocks_;

@@ -14,6 +14,7 @@
 #include "core/kernel_program.h"
 #include "core/occupancy.h"
 #include "configs/spec/sm_spec.h"
+#include "frontend/trace/block_segments.h"
 #include "frontend/trace/block_trace.h"
 
 namespace lockstep {
@@ -24,6 +25,7 @@ struct KernelLaunch {
   Occupancy occupancy;
   uint32_t warps_per_block = 0;
   uint8_t stat_slot = 0;  // the kernel's memory statistics slot
+  BlockSegments* segments = nullptr;  // the later segments of blocks handed out as their first
 };
 
 class BlockSlots {
@@ -50,8 +52,15 @@ class BlockSlots {
   // trace order) into the lowest free warp slots; returns the block slot.
   uint32_t accept(const KernelLaunch& launch, std::unique_ptr<BlockTrace> block);
   std::span<const uint32_t> warp_slots(uint32_t block) const { return blocks_[block].warp_slots; }
-  // The block's trace; null once the block retired.
+  // The block's trace (its first segment, for a block stored in segments);
+  // null once the block retired.
   const BlockTrace* trace(uint32_t block) const { return blocks_[block].trace.get(); }
+  // Segment `segment` >= 1 of the block, taken from the launch's
+  // BlockSegments the first time a warp asks for it.
+  const BlockTrace& segment(uint32_t block, uint32_t segment);
+  // No warp reads segments of the block before `needed` any more: their
+  // storage goes (segment 0's instructions only: the block keeps its id).
+  void drop_segments_before(uint32_t block, uint32_t needed);
 
   // The warp in `warp_slot` of `block` finished: its slot is free; its block
   // retires when it was the last live warp, else a barrier the other live
@@ -74,6 +83,9 @@ class BlockSlots {
   struct Block {
     bool active = false;
     std::unique_ptr<BlockTrace> trace;
+    BlockSegments* segments = nullptr;
+    std::vector<std::unique_ptr<BlockTrace>> later;  // segments taken and still read, in order
+    bool first_dropped = false;
     std::vector<uint32_t> warp_slots;
     uint32_t live_warps = 0;
     uint32_t at_barrier = 0;
@@ -88,6 +100,7 @@ class BlockSlots {
   uint32_t current_kernel_ = UINT32_MAX;
   std::vector<uint32_t> opened_;  // blocks whose barrier opens at the next release
   std::vector<std::unique_ptr<BlockTrace>> spent_;
+  std::vector<std::unique_ptr<BlockTrace>> spare_segments_;
 };
 
 template <typename Release>

@@ -29,6 +29,8 @@ void Sm::point_at_next(WarpState& w) const {
 Sm::Sm(uint32_t id, const SmSpec& spec)
     : SmModel(id, spec),
       warps_(spec.max_warps),
+      windows_(spec.max_warps),
+      window_margin_(spec.ibuffer_entries + 2),
       fetch_(spec, stats_),
       layout_(spec.max_warps, spec.subcores),
       candidates_(spec.max_warps, spec.subcores, 1 + uint32_t(spec.units.size())),
@@ -63,7 +65,11 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp.age = launch_seq_++;
     warp.fetch_ready = now;
     warp.trace_size = uint32_t(wt.insts.size());
+    warp.warp_index = uint32_t(i);
+    warp.next_segment = 1;
+    warp.more = trace.segments > 1 && wt.insts.size() == trace.segment_insts;
     point_at_next(warp);
+    if (warp.more && warp.trace_size < window_margin_) extend_window(warp, slots[i]);
     warp_changed(slots[i]);
     base_of(schedulers_[layout_.subcore(slots[i])]).add_warp(slots[i]);
   }
@@ -156,7 +162,7 @@ bool Sm::try_issue(WarpState& w, const TimedInstruction& ti, uint32_t slot, uint
 
   // Issue.
   const WarpInstruction wi = w.next;
-  if (observer_) observer_(now, w.trace->warp_id, slots_.trace(w.block)->id, w.next_issue);
+  if (observer_) observer_(now, w.trace->warp_id, slots_.trace(w.block)->id, w.window_base + w.next_issue);
   ++w.next_issue;
   point_at_next(w);
   ++stats_.warp_insts;
@@ -193,8 +199,47 @@ bool Sm::try_issue(WarpState& w, const TimedInstruction& ti, uint32_t slot, uint
       writebacks_.push(now + latency + bank_extra, slot, &ti, false, kNoCopyGroup);
     }
   }
+  if (w.more && w.trace_size - w.next_issue < window_margin_) extend_window(w, slot);
   finish_warp_if_done(slot);
   return true;
+}
+
+void Sm::extend_window(WarpState& w, uint32_t slot) {
+  // The rest of what it holds, then the next segments' part of its trace,
+  // into a fresh window; the indices move to the window's start.
+  const auto is_memory = [this](uint32_t id) { return (*program_)[id].has_addresses; };
+  WarpTrace& fresh = window_scratch_;
+  fresh.clear();
+  fresh.warp_id = w.trace->warp_id;
+  append_instructions(fresh, *w.trace, w.next_issue, w.trace_size, is_memory);
+  const BlockTrace& first = *slots_.trace(w.block);
+  while (w.more && fresh.insts.size() < window_margin_) {
+    const BlockTrace& segment = slots_.segment(w.block, w.next_segment);
+    size_t n = 0;
+    if (w.warp_index < segment.warps.size()) {
+      const WarpTrace& part = segment.warps[w.warp_index];
+      n = part.insts.size();
+      append_instructions(fresh, part, 0, n, is_memory);
+    }
+    ++w.next_segment;
+    w.more = n == first.segment_insts && w.next_segment < first.segments;
+  }
+  std::swap(windows_[slot], fresh);
+  w.window_base += w.next_issue;
+  w.next_fetch -= w.next_issue;
+  w.next_issue = 0;
+  w.trace = &windows_[slot];
+  w.trace_size = uint32_t(w.trace->insts.size());
+  point_at_next(w);  // its copy's addresses now refer to the window
+  // Segments no warp of the block reads any more go.
+  uint32_t needed = UINT32_MAX;
+  for (uint32_t ws : slots_.warp_slots(w.block)) {
+    const WarpState& other = warps_[ws];
+    if (!other.active) continue;
+    if (other.trace != &windows_[ws]) needed = 0;  // still reads the first segment
+    else if (other.more) needed = std::min(needed, other.next_segment);
+  }
+  slots_.drop_segments_before(w.block, needed);
 }
 
 void Sm::writeback(uint64_t now) {
@@ -405,7 +450,8 @@ std::vector<std::string> Sm::describe_stuck_warps() const {
     char line[256];
     const char* state = w.at_barrier ? "at barrier" : w.waiting_membar ? "at MEMBAR" : w.outstanding ? "waiting for results" : "ready";
     std::snprintf(line, sizeof line, "sm %u block %s warp %u: instruction %u of %zu, %s, %u results outstanding", id_,
-                  block ? block->id.str().c_str() : "?", w.trace->warp_id, w.next_issue, w.trace->insts.size(), state,
+                  block ? block->id.str().c_str() : "?", w.trace->warp_id, w.window_base + w.next_issue,
+                  size_t(w.window_base) + w.trace->insts.size(), state,
                   w.outstanding);
     out.emplace_back(line);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "frontend/trace/trace_error.h"
 #include "parallel/run_plan.h"
 
 namespace lockstep {
@@ -100,8 +101,10 @@ void KernelDispatcher::launch(uint64_t now) {
   if (cache_control_ == CacheControl::kAll) memory_.invalidate_caches();
   rk.launch.occupancy = launch_occupancy(spec_, info);
   if (prefetched_job_ == next_job_) rk.cursor = std::move(prefetched_);
-  else if (!(rk.cursor = trace_.open_blocks_ahead(job.kernel_index, first_wave(rk.launch.occupancy))))
+  else if (!(rk.cursor = trace_.open_blocks_ahead(job.kernel_index, first_wave(rk.launch.occupancy),
+                                                   BlockParts::kFirstSegment)))
     rk.cursor = trace_.open_blocks(job.kernel_index);
+  rk.launch.segments = rk.cursor->segments();
   prefetched_.reset();
   prefetched_job_ = SIZE_MAX;
   rk.table = &trace_.static_table(job.kernel_index);
@@ -121,7 +124,8 @@ void KernelDispatcher::launch(uint64_t now) {
       })) {
     try {
       const Occupancy occupancy = occupancy_of(manifest_.kernels.at(jobs_[next_job_].kernel_index));
-      if ((prefetched_ = trace_.open_blocks_ahead(jobs_[next_job_].kernel_index, first_wave(occupancy))))
+      if ((prefetched_ = trace_.open_blocks_ahead(jobs_[next_job_].kernel_index, first_wave(occupancy),
+                                                  BlockParts::kFirstSegment)))
         prefetched_job_ = next_job_;
     } catch (const std::invalid_argument&) {
       // It cannot run: its launch says so.
@@ -169,6 +173,10 @@ void KernelDispatcher::dispatch(uint64_t now) {
 }
 
 void KernelDispatcher::retire(uint64_t now, bool views_changed) {
+  // A later segment of a block that could not be read (BlockSegments): the
+  // SM that asked ran its warps to the end of what it had.
+  for (const RunningKernel& rk : running_)
+    if (rk.launch.segments && rk.launch.segments->failed()) throw TraceError(rk.launch.segments->failure());
   // Retirements, in SM order, close kernels.
   for (size_t s = 0; views_changed && s < views_.size(); ++s) {
     const SmView& view = views_[s];

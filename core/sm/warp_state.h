@@ -40,12 +40,18 @@ struct alignas(64) WarpState {
   uint32_t trace_size = 0;      // instructions in its trace
   uint32_t outstanding = 0;     // results not written back yet
   bool fetch_blocked = false;   // an instruction-cache miss stops its fetch until fetch_blocked_until
-  const WarpTrace* trace = nullptr;
+  // Its block is stored in segments and its trace goes on in the next one:
+  // the window (trace) is extended before it runs low (Sm::extend_window).
+  bool more = false;
+  const WarpTrace* trace = nullptr;  // its trace, or the window of it held now (from trace index window_base)
   Scoreboard scoreboard;        // its registers with a result in flight
   uint32_t outstanding_memory = 0;
   uint32_t block = 0;           // block slot
   uint64_t fetch_blocked_until = 0;
   uint64_t age = 0;             // launch order, for GTO
+  uint32_t warp_index = 0;      // in its block
+  uint32_t window_base = 0;     // trace index of trace->insts[0]
+  uint32_t next_segment = 0;    // the block segment its window takes next
   // LDGSTS groups: copies join the open group (number `groups_closed`);
   // LDGDEPBAR closes it; DEPBAR waits for the closed groups to drain.
   uint32_t groups_closed = 0;

@@ -22,6 +22,9 @@ int cmd_convert(const Args& args) {
       "options");
   opts.add_options()("help,h", "show this help")("output,o", po::value(&output), "output .lst file (required; '-': standard output)")(
       "jobs,j", whole_number("jobs", &options.jobs, 0, kMaxThreads), "worker threads (0 = all cores)")(
+      "segment-insts", whole_number("segment-insts", &options.segment_insts, 0, 1u << 30),
+      "store blocks whose warps are longer in segments of this many instructions per warp, so that simulation "
+      "memory does not grow with block length (0: blocks whole)")(
       "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp)(
       "quiet,q", po::bool_switch(&quiet), "print nothing on success");
   if (!parse_command_line(args, opts, "input", input)) return 0;

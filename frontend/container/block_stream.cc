@@ -14,13 +14,14 @@
 namespace lockstep {
 
 BlockStream::BlockStream(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead, Ahead ahead,
-                         uint32_t first_blocks)
+                         uint32_t first_blocks, ContainerReader::Parts parts)
     : reader_(reader),
       kernel_(kernel),
+      parts_(parts),
       ahead_(chunks_ahead == 0 ? 1 : chunks_ahead),
       first_blocks_(first_blocks),
       refill_at_(std::max<uint64_t>(first_blocks / 8, 1)),
-      chunk_count_(reader.chunk_count(kernel)),
+      chunk_count_(reader.group_count(kernel)),
       storage_(reader.take_stream_storage()) {
   for (int o : {kHelper, kConsumer}) {
     spare_[o] = std::move(storage_->chunks[o]);
@@ -135,7 +136,7 @@ void BlockStream::run() {
     }
     std::string message;
     const Caught err =
-        decode_catching([&] { reader_.read_chunk(kernel_, chunk.index, chunk.blocks, scratch); }, message);
+        decode_catching([&] { reader_.read_group(kernel_, chunk.index, chunk.blocks, scratch, parts_); }, message);
     std::lock_guard lock(mu_);
     if (err != Caught::kNone) {
       fail_chunk(chunk.index, int(err), std::move(message));
@@ -218,7 +219,7 @@ bool BlockStream::advance() {
       lock.unlock();
       std::string message;
       const auto t0 = Clock::now();
-      const Caught err = decode_catching([&] { reader_.read_chunk(kernel_, want_, current_, scratch); }, message);
+      const Caught err = decode_catching([&] { reader_.read_group(kernel_, want_, current_, scratch, parts_); }, message);
       handed_at_ = Clock::now();
       last_decode_s_ = std::chrono::duration<double>(handed_at_ - t0).count();
       lock.lock();
@@ -244,7 +245,7 @@ bool BlockStream::advance() {
       lock.unlock();
       std::string message;
       const Caught err =
-          decode_catching([&] { reader_.read_chunk(kernel_, chunk.index, chunk.blocks, scratch); }, message);
+          decode_catching([&] { reader_.read_group(kernel_, chunk.index, chunk.blocks, scratch, parts_); }, message);
       lock.lock();
       if (err != Caught::kNone) {
         fail_chunk(chunk.index, int(err), std::move(message));

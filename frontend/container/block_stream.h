@@ -49,8 +49,12 @@ class BlockStream {
   // work of its own, so that a stream opened before it is needed has its
   // first chunks ready.
   enum class Ahead { kWhenWorthIt, kAtOnce };
+  // `parts`: whole blocks, or only their first segments (a consumer that
+  // reads the others as it needs them, through ContainerReader::read_segment).
+  // "Chunks" below are groups of blocks (ContainerReader::read_group).
   BlockStream(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead = 4,
-              Ahead ahead = Ahead::kWhenWorthIt, uint32_t first_blocks = 0);
+              Ahead ahead = Ahead::kWhenWorthIt, uint32_t first_blocks = 0,
+              ContainerReader::Parts parts = ContainerReader::Parts::kWhole);
   ~BlockStream();
   BlockStream(const BlockStream&) = delete;
   BlockStream& operator=(const BlockStream&) = delete;
@@ -92,6 +96,7 @@ class BlockStream {
 
   const ContainerReader& reader_;
   const uint32_t kernel_;
+  const ContainerReader::Parts parts_;
   const size_t ahead_;
   const uint64_t first_blocks_;
   const uint64_t refill_at_;  // first_blocks_ > 0: blocks left that make the helper decode the next chunk

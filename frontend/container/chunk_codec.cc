@@ -731,6 +731,56 @@ EncodedChunk encode_chunk(uint32_t kernel_index, uint32_t first_block, std::span
   return chunk;
 }
 
+uint32_t segments_of(const BlockTrace& block, uint32_t segment_insts) {
+  size_t longest = 0;
+  for (const WarpTrace& w : block.warps) longest = std::max(longest, w.insts.size());
+  if (segment_insts == 0 || longest <= segment_insts) return 1;
+  const size_t n = (longest + segment_insts - 1) / segment_insts;
+  if (n > kMaxU32) throw TraceError("encode: a warp of block " + block.id.str() + " has too many segments");
+  return uint32_t(n);
+}
+
+std::vector<EncodedChunk> encode_block_group(uint32_t kernel_index, uint32_t first_block,
+                                             std::span<const BlockTrace> blocks, const StaticTable& table,
+                                             uint32_t segment_insts) {
+  std::vector<EncodedChunk> chunks;
+  uint32_t segments = 1;
+  std::vector<BlockInfo> whole;
+  whole.reserve(blocks.size());
+  for (const BlockTrace& b : blocks) {
+    whole.push_back(BlockInfo{b.id, uint32_t(b.warps.size()), b.warp_insts(), segments_of(b, segment_insts)});
+    segments = std::max(segments, whole.back().segments);
+  }
+  if (segments == 1) {
+    chunks.push_back(encode_chunk(kernel_index, first_block, blocks, table));
+    return chunks;
+  }
+  const auto is_memory = [&](uint32_t id) { return table.inst(id).is_memory(); };
+  std::vector<BlockTrace> pieces(blocks.size());
+  for (uint32_t k = 0; k < segments; ++k) {
+    const size_t from = size_t(k) * segment_insts;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      BlockTrace& piece = pieces[b];
+      piece.id = blocks[b].id;
+      piece.warps.resize(blocks[b].warps.size());
+      for (size_t w = 0; w < piece.warps.size(); ++w) {
+        const WarpTrace& src = blocks[b].warps[w];
+        WarpTrace& dst = piece.warps[w];
+        dst.clear();
+        dst.warp_id = src.warp_id;
+        const size_t n = src.insts.size();
+        append_instructions(dst, src, std::min(from, n), std::min(from + segment_insts, n), is_memory);
+      }
+    }
+    EncodedChunk c = encode_chunk(kernel_index, first_block, pieces, table);
+    c.segment = k;
+    c.segment_insts = segment_insts;
+    c.blocks = whole;
+    chunks.push_back(std::move(c));
+  }
+  return chunks;
+}
+
 uint32_t decode_chunk(std::string_view frame, const ChunkTableInfo& table, std::vector<BlockTrace>& out,
                       const std::string& where, ChunkScratch& scratch) {
   ChunkScratch::Impl& s = scratch.impl();

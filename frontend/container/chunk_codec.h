@@ -26,7 +26,8 @@ namespace lockstep {
 struct BlockInfo {
   Dim3 id{0, 0, 0};
   uint32_t warps = 0;
-  uint64_t warp_insts = 0;
+  uint64_t warp_insts = 0;  // the whole block's
+  uint32_t segments = 1;     // segments the block is stored in
   bool operator==(const BlockInfo&) const = default;
 };
 using BlockSummary = BlockInfo;
@@ -35,8 +36,10 @@ struct EncodedChunk {
   std::string frame;  // LZ4 frame of a serialized BlockChunk
   uint32_t kernel_index = 0;
   uint32_t first_block = 0;  // ordinal of blocks[0] within the kernel
-  std::vector<BlockSummary> blocks;
-  uint64_t warp_insts = 0;
+  uint32_t segment = 0;        // which segment of its blocks the chunk holds
+  uint32_t segment_insts = 0;  // S of the segments (0: blocks whole)
+  std::vector<BlockSummary> blocks;  // the whole blocks' summaries (the same in each segment's chunk)
+  uint64_t warp_insts = 0;  // in this chunk
   uint64_t mem_insts = 0;     // warp-level memory instructions (mask 0 ones too)
   uint64_t thread_insts = 0;  // sum of active lanes over all instructions
   std::vector<uint64_t> static_counts;  // dynamic count per static id (table size at encode time)
@@ -47,6 +50,15 @@ struct EncodedChunk {
 // Throws TraceError on a static id outside the table or addresses missing.
 EncodedChunk encode_chunk(uint32_t kernel_index, uint32_t first_block, std::span<const BlockTrace> blocks,
                           const StaticTable& table);
+// A group of consecutive blocks as the chunks of their segments (see
+// proto/trace.proto): one chunk (encode_chunk) when no warp has more than
+// `segment_insts` instructions or segment_insts is 0; else one chunk per
+// segment, segment 0 first. Same guarantees as encode_chunk.
+std::vector<EncodedChunk> encode_block_group(uint32_t kernel_index, uint32_t first_block,
+                                             std::span<const BlockTrace> blocks, const StaticTable& table,
+                                             uint32_t segment_insts);
+// Segments a block of `warps` stored with S = `segment_insts` takes (1 when whole).
+uint32_t segments_of(const BlockTrace& block, uint32_t segment_insts);
 
 // What decoding needs to know about a kernel table, computed once per table
 // (a snapshot: entries interned later are outside it).

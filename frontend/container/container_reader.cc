@@ -91,8 +91,9 @@ void ContainerReader::open_and_validate() {
     throw TraceError(p + "truncated file (" + std::to_string(file_size_) + " bytes; a container has at least " +
                      std::to_string(container::kHeadSize + container::kTailSize) + ")");
   format_version_ = container::get_u32(head + 8);
-  if (format_version_ != container::kFormatVersion)
+  if (format_version_ < container::kOldestFormatVersion || format_version_ > container::kFormatVersion)
     throw TraceError(p + "unsupported format version " + std::to_string(format_version_) + " (this build reads " +
+                     std::to_string(container::kOldestFormatVersion) + " to " +
                      std::to_string(container::kFormatVersion) + ")");
 
   // Tail.
@@ -172,29 +173,68 @@ void ContainerReader::open_and_validate() {
                          " is also kernel " + std::to_string(it->second) + "'s table, with another size or checksum");
       k->table_owner = it->second;
     }
+    k->segment_insts = idx.segment_insts();
+    if (format_version_ < 2 && k->segment_insts != 0)
+      throw TraceError(p + kn + ": segmented blocks in a format version 1 file");
+    k->blocks.reserve(size_t(idx.blocks_size()));
+    for (const proto::BlockEntry& b : idx.blocks()) {
+      const uint32_t segments = std::max(1u, b.segments());
+      if (segments > 1 && (k->segment_insts == 0 || b.warp_insts() > uint64_t(segments) * k->segment_insts * b.warps()))
+        throw TraceError(p + kn + ": a block of " + std::to_string(b.warp_insts()) + " warp instructions in " +
+                         std::to_string(segments) + " segments of " + std::to_string(k->segment_insts) +
+                         " per warp");
+      k->blocks.push_back(BlockInfo{Dim3{b.id().x(), b.id().y(), b.id().z()}, b.warps(), b.warp_insts(), segments});
+    }
+    // Chunks come in groups: a group's first chunk (segment 0) names its
+    // blocks, each further one (segment 1, 2, ...) the same blocks, as many
+    // as the group's longest block has segments.
     uint64_t next_block = 0;
     uint64_t chunk_insts = 0;
+    uint64_t group_insts = 0, group_seen = 0;
+    uint32_t group_segments = 0;
     k->chunks.reserve(size_t(idx.chunks_size()));
     for (int ci = 0; ci < idx.chunks_size(); ++ci) {
       const proto::ChunkEntry& e = idx.chunks(ci);
       const std::string cn = kn + " chunk " + std::to_string(ci);
       const Ref r = check_ref(e.frame(), cn);
       if (e.num_blocks() == 0) throw TraceError(p + cn + ": index lists no blocks");
-      if (e.first_block() != next_block)
-        throw TraceError(p + cn + ": index says it starts at block " + std::to_string(e.first_block()) +
-                         ", expected " + std::to_string(next_block));
-      next_block += e.num_blocks();
-      if (next_block > uint64_t(idx.blocks_size()))
-        throw TraceError(p + cn + ": chunk blocks run past the kernel's " + std::to_string(idx.blocks_size()) +
-                         " indexed blocks");
-      uint64_t sum = 0;
-      for (uint32_t b = e.first_block(); b < next_block; ++b) sum += idx.blocks(int(b)).warp_insts();
-      if (sum != e.warp_insts())
+      if (e.segment() == 0) {
+        if (!k->groups.empty() && k->chunks[k->groups.back()].segments != group_segments)
+          throw TraceError(p + cn + ": starts new blocks before the segments of the blocks before it");
+        if (e.first_block() != next_block)
+          throw TraceError(p + cn + ": index says it starts at block " + std::to_string(e.first_block()) +
+                           ", expected " + std::to_string(next_block));
+        next_block += e.num_blocks();
+        if (next_block > uint64_t(idx.blocks_size()))
+          throw TraceError(p + cn + ": chunk blocks run past the kernel's " + std::to_string(idx.blocks_size()) +
+                           " indexed blocks");
+        group_insts = 0;
+        group_seen = 0;
+        group_segments = 1;
+        for (uint32_t b = e.first_block(); b < next_block; ++b) {
+          group_insts += k->blocks[b].warp_insts;
+          group_segments = std::max(group_segments, k->blocks[b].segments);
+        }
+        k->groups.push_back(uint32_t(k->chunks.size()));
+      } else {
+        const ChunkInfo& first = k->chunks[k->groups.empty() ? 0 : k->groups.back()];
+        if (k->groups.empty() || e.segment() != first.segments || e.first_block() != first.first_block ||
+            e.num_blocks() != first.num_blocks || e.segment() >= group_segments)
+          throw TraceError(p + cn + ": segment " + std::to_string(e.segment()) + " of blocks from " +
+                           std::to_string(e.first_block()) + " does not follow the chunks of its blocks");
+      }
+      group_seen += e.warp_insts();
+      if (group_seen > group_insts || (e.segment() + 1 == group_segments && group_seen != group_insts))
         throw TraceError(p + cn + ": index says " + std::to_string(e.warp_insts()) +
-                         " warp instructions but its blocks add up to " + std::to_string(sum));
+                         " warp instructions but its blocks add up to " + std::to_string(group_insts) +
+                         (group_segments > 1 ? " over their segments" : ""));
       chunk_insts += e.warp_insts();
-      k->chunks.push_back(ChunkInfo{r.offset, r.size, r.crc, e.first_block(), e.num_blocks(), e.warp_insts()});
+      k->chunks.push_back(ChunkInfo{r.offset, r.size, r.crc, e.first_block(), e.num_blocks(), e.warp_insts(),
+                                    e.segment(), e.segment() == 0 ? 1u : 0u});
+      if (e.segment() != 0) ++k->chunks[k->groups.back()].segments;
     }
+    if (!k->groups.empty() && k->chunks[k->groups.back()].segments != group_segments)
+      throw TraceError(p + kn + ": the last blocks lack segments");
     if (next_block != uint64_t(idx.blocks_size()))
       throw TraceError(p + kn + ": chunks hold " + std::to_string(next_block) + " blocks but the index lists " +
                        std::to_string(idx.blocks_size()));
@@ -203,9 +243,6 @@ void ContainerReader::open_and_validate() {
                        " warp instructions differs from its chunks' " + std::to_string(chunk_insts));
     if (idx.mem_insts() > idx.warp_insts() || idx.thread_insts() / 32 > idx.warp_insts())
       throw TraceError(p + kn + ": inconsistent instruction totals in the index");
-    k->blocks.reserve(size_t(idx.blocks_size()));
-    for (const proto::BlockEntry& b : idx.blocks())
-      k->blocks.push_back(BlockInfo{Dim3{b.id().x(), b.id().y(), b.id().z()}, b.warps(), b.warp_insts()});
     k->totals.warp_insts = idx.warp_insts();
     k->totals.mem_insts = idx.mem_insts();
     k->totals.thread_insts = idx.thread_insts();
@@ -256,9 +293,9 @@ uint32_t ContainerReader::chunk_of_block(uint32_t k, uint32_t ordinal) const {
   if (ordinal >= kn.blocks.size())
     throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(ordinal) +
                      " out of range (" + std::to_string(kn.blocks.size()) + " blocks)");
-  auto it = std::upper_bound(kn.chunks.begin(), kn.chunks.end(), ordinal,
-                             [](uint32_t o, const ChunkInfo& c) { return o < c.first_block; });
-  return uint32_t(it - kn.chunks.begin()) - 1;
+  auto it = std::upper_bound(kn.groups.begin(), kn.groups.end(), ordinal,
+                             [&](uint32_t o, uint32_t c) { return o < kn.chunks[c].first_block; });
+  return *(it - 1);
 }
 
 void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out) const {
@@ -281,14 +318,87 @@ void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>
   if (out.size() != ci.num_blocks)
     throw TraceError(where + ": holds " + std::to_string(out.size()) + " blocks, the index says " +
                      std::to_string(ci.num_blocks));
+  uint64_t insts = 0;
   for (size_t i = 0; i < out.size(); ++i) {
-    const BlockInfo& want = kn.blocks[ci.first_block + i];
-    const BlockTrace& got = out[i];
-    if (got.id != want.id || got.warps.size() != want.warps || got.warp_insts() != want.warp_insts)
-      throw TraceError(where + ": block " + std::to_string(ci.first_block + i) + " " + got.id.str() +
+    const uint32_t ordinal = ci.first_block + uint32_t(i);
+    const BlockInfo& want = kn.blocks[ordinal];
+    BlockTrace& got = out[i];
+    got.ordinal = ordinal;
+    got.segment = ci.segment;
+    got.segments = want.segments;
+    got.segment_insts = kn.segment_insts;
+    const uint64_t got_insts = got.warp_insts();
+    insts += got_insts;
+    bool fits = got.id == want.id && got.warps.size() == want.warps;
+    if (want.segments == 1) {
+      fits = fits && (ci.segment == 0 ? got_insts == want.warp_insts : got_insts == 0);
+    } else {
+      // A segment holds at most S instructions of each warp, none past the block's last segment.
+      const size_t most = ci.segment < want.segments ? kn.segment_insts : 0;
+      for (const WarpTrace& w : got.warps) fits = fits && w.insts.size() <= most;
+    }
+    if (!fits)
+      throw TraceError(where + ": block " + std::to_string(ordinal) + " " + got.id.str() +
+                       (ci.segment ? " segment " + std::to_string(ci.segment) : std::string()) +
                        " does not match the index (" + want.id.str() + ", " + std::to_string(want.warps) +
-                       " warps, " + std::to_string(want.warp_insts) + " warp instructions)");
+                       " warps, " + std::to_string(want.warp_insts) + " warp instructions" +
+                       (want.segments > 1 ? " in " + std::to_string(want.segments) + " segments of " +
+                                                std::to_string(kn.segment_insts) + " per warp"
+                                          : std::string()) +
+                       ")");
   }
+  if (insts != ci.warp_insts)
+    throw TraceError(where + ": holds " + std::to_string(insts) + " warp instructions, the index says " +
+                     std::to_string(ci.warp_insts));
+}
+
+void ContainerReader::read_group(uint32_t k, uint32_t g, std::vector<BlockTrace>& out, ChunkScratch& scratch,
+                                 Parts parts) const {
+  const Kernel& kn = kernel(k);
+  const uint32_t first = kn.groups[g];
+  read_chunk(k, first, out, scratch);
+  const uint32_t segments = kn.chunks[first].segments;
+  if (parts == Parts::kFirstSegment || segments == 1) return;
+  // Join the further segments onto the first: a warp continues in segment s
+  // only when it filled segment s - 1.
+  const LoadedTable& table = loaded_table(k);
+  const auto is_memory = [&](uint32_t id) { return table.table.inst(id).is_memory(); };
+  thread_local std::vector<BlockTrace> piece;
+  const size_t S = kn.segment_insts;
+  for (uint32_t s = 1; s < segments; ++s) {
+    read_chunk(k, first + s, piece, scratch);
+    for (size_t i = 0; i < out.size(); ++i) {
+      BlockTrace& whole = out[i];
+      for (size_t w = 0; w < whole.warps.size(); ++w) {
+        const WarpTrace& part = piece[i].warps[w];
+        if (part.insts.empty()) continue;
+        if (whole.warps[w].insts.size() != s * S || part.warp_id != whole.warps[w].warp_id)
+          throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + " chunk " + std::to_string(first + s) +
+                           ": block " + std::to_string(whole.ordinal) + " warp " + std::to_string(w) +
+                           ": segment " + std::to_string(s) + " continues a warp that ended");
+        append_instructions(whole.warps[w], part, 0, part.insts.size(), is_memory);
+      }
+    }
+  }
+  for (BlockTrace& whole : out) {
+    if (whole.warp_insts() != kn.blocks[whole.ordinal].warp_insts)
+      throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(whole.ordinal) +
+                       ": its segments hold " + std::to_string(whole.warp_insts()) +
+                       " warp instructions, the index says " + std::to_string(kn.blocks[whole.ordinal].warp_insts));
+    whole.segments = 1;
+    whole.segment_insts = 0;
+  }
+}
+
+uint32_t ContainerReader::read_segment(uint32_t k, uint32_t ordinal, uint32_t segment, std::vector<BlockTrace>& out,
+                                       ChunkScratch& scratch) const {
+  const uint32_t first = chunk_of_block(k, ordinal);
+  const Kernel& kn = kernel(k);
+  if (segment >= kn.blocks[ordinal].segments)
+    throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(ordinal) +
+                     " has no segment " + std::to_string(segment));
+  read_chunk(k, first + segment, out, scratch);
+  return kn.chunks[first].first_block;
 }
 
 std::unique_ptr<ContainerReader::StreamStorage> ContainerReader::take_stream_storage() const {
@@ -307,9 +417,12 @@ void ContainerReader::give_stream_storage(std::unique_ptr<StreamStorage> storage
 
 BlockTrace ContainerReader::read_block(uint32_t k, uint32_t ordinal) const {
   const uint32_t c = chunk_of_block(k, ordinal);
+  const Kernel& kn = kernel(k);
+  const uint32_t g = uint32_t(std::lower_bound(kn.groups.begin(), kn.groups.end(), c) - kn.groups.begin());
   std::vector<BlockTrace> blocks;
-  read_chunk(k, c, blocks);
-  return std::move(blocks[ordinal - kernel(k).chunks[c].first_block]);
+  thread_local ChunkScratch scratch;
+  read_group(k, g, blocks, scratch, Parts::kWhole);
+  return std::move(blocks[ordinal - kn.chunks[c].first_block]);
 }
 
 uint64_t ContainerReader::check_every_frame() const {
@@ -317,7 +430,11 @@ uint64_t ContainerReader::check_every_frame() const {
   std::vector<BlockTrace> blocks;
   for (uint32_t k = 0; k < kernel_count(); ++k) {
     totals(k);  // loads the table and checks the opcode counts against it
-    for (uint32_t c = 0; c < chunk_count(k); ++c, ++chunks) read_chunk(k, c, blocks);
+    thread_local ChunkScratch scratch;
+    for (uint32_t g = 0; g < group_count(k); ++g) {
+      read_group(k, g, blocks, scratch, Parts::kWhole);
+      chunks += kernel(k).chunks[group_chunk(k, g)].segments;
+    }
   }
   return chunks;
 }

@@ -30,7 +30,9 @@ struct ChunkInfo {
   uint32_t crc = 0;
   uint32_t first_block = 0;  // ordinal of the chunk's first block in the kernel
   uint32_t num_blocks = 0;
-  uint64_t warp_insts = 0;
+  uint64_t warp_insts = 0;  // in this chunk
+  uint32_t segment = 0;     // which segment of its blocks it holds
+  uint32_t segments = 0;    // a group's first chunk: the chunks of its group (1 + its further segments)
 };
 
 struct KernelTotals {
@@ -60,14 +62,29 @@ class ContainerReader {
   const std::vector<BlockInfo>& blocks(uint32_t k) const { return kernel(k).blocks; }
   uint32_t chunk_count(uint32_t k) const { return uint32_t(kernel(k).chunks.size()); }
   const std::vector<ChunkInfo>& chunks(uint32_t k) const { return kernel(k).chunks; }
-  // Index of the chunk holding block `ordinal` of kernel k.
+  // Index of the chunk holding block `ordinal` of kernel k (its first segment).
   uint32_t chunk_of_block(uint32_t k, uint32_t ordinal) const;
+  // Per-warp instructions per segment of kernel k's blocks (0: blocks whole).
+  uint32_t segment_insts(uint32_t k) const { return kernel(k).segment_insts; }
+  // Groups of blocks: a group's first chunk holds their first segments, the
+  // chunks after it their further segments (a group of whole blocks is one chunk).
+  uint32_t group_count(uint32_t k) const { return uint32_t(kernel(k).groups.size()); }
+  uint32_t group_chunk(uint32_t k, uint32_t g) const { return kernel(k).groups[g]; }
 
-  // Decodes chunk c of kernel k into `out` (resized; inner vectors reused).
-  // The first form decodes with a thread-local scratch.
+  // Decodes chunk c of kernel k into `out` (resized; inner vectors reused):
+  // the blocks, or for a segment chunk their segments (each BlockTrace's
+  // ordinal, segment and segments set). The first form decodes with a
+  // thread-local scratch.
   void read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out) const;
   void read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out, ChunkScratch& scratch) const;
-  // Decodes the chunk holding block `ordinal` and returns that block.
+  // Group g's blocks: whole (every segment read and joined), or their first segments.
+  enum class Parts { kWhole, kFirstSegment };
+  void read_group(uint32_t k, uint32_t g, std::vector<BlockTrace>& out, ChunkScratch& scratch, Parts parts) const;
+  // Decodes the chunk holding segment `segment` of block `ordinal` (and of
+  // the rest of its group) into `out`; returns the group's first block.
+  uint32_t read_segment(uint32_t k, uint32_t ordinal, uint32_t segment, std::vector<BlockTrace>& out,
+                        ChunkScratch& scratch) const;
+  // Decodes the blocks' group and returns block `ordinal`, whole.
   BlockTrace read_block(uint32_t k, uint32_t ordinal) const;
   // Reads every kernel table and every chunk: each frame's CRC, its
   // compression checksum, its decoding and its agreement with the index and
@@ -105,7 +122,9 @@ class ContainerReader {
     Ref table;
     uint32_t table_owner = 0;  // the first kernel whose table frame this is; it holds the loaded table
     std::vector<ChunkInfo> chunks;
+    std::vector<uint32_t> groups;  // each group's first chunk
     std::vector<BlockInfo> blocks;
+    uint32_t segment_insts = 0;
     KernelTotals totals;
     std::vector<std::string> partial_trace;
     mutable std::mutex table_mu;

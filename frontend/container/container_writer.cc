@@ -98,22 +98,53 @@ void ContainerWriter::add_chunk(EncodedChunk&& chunk) {
                      " kernels)");
   Kernel& k = kernels_[chunk.kernel_index];
   if (chunk.blocks.empty()) throw TraceError(ctx + ": empty chunk");
-  if (chunk.first_block != k.blocks.size())
-    throw TraceError(ctx + ": chunk starts at block " + std::to_string(chunk.first_block) + ", expected " +
-                     std::to_string(k.blocks.size()) + " (chunks must be added in block order)");
-  if (k.blocks.size() + chunk.blocks.size() > std::numeric_limits<uint32_t>::max())
-    throw TraceError(ctx + ": more than 2^32 blocks");
+  if (chunk.segment_insts != 0) {
+    if (k.segment_insts != 0 && k.segment_insts != chunk.segment_insts)
+      throw TraceError(ctx + ": chunks with segments of " + std::to_string(chunk.segment_insts) + " and of " +
+                       std::to_string(k.segment_insts) + " instructions");
+    k.segment_insts = chunk.segment_insts;
+  }
+  uint32_t segments = 1;
   uint64_t sum = 0;
-  for (const BlockInfo& b : chunk.blocks) sum += b.warp_insts;
-  if (sum != chunk.warp_insts) throw TraceError(ctx + ": chunk totals disagree with its block summaries");
+  for (const BlockInfo& b : chunk.blocks) {
+    sum += b.warp_insts;
+    segments = std::max(segments, b.segments);
+  }
+  if (segments > 1 && chunk.segment_insts == 0)
+    throw TraceError(ctx + ": segmented blocks without a segment size");
+  if (chunk.segment == 0) {
+    if (k.group_segments_left != 0)
+      throw TraceError(ctx + ": chunk at block " + std::to_string(chunk.first_block) + " before the " +
+                       std::to_string(k.group_segments_left) + " remaining segments of the blocks before it");
+    if (chunk.first_block != k.blocks.size())
+      throw TraceError(ctx + ": chunk starts at block " + std::to_string(chunk.first_block) + ", expected " +
+                       std::to_string(k.blocks.size()) + " (chunks must be added in block order)");
+    if (k.blocks.size() + chunk.blocks.size() > std::numeric_limits<uint32_t>::max())
+      throw TraceError(ctx + ": more than 2^32 blocks");
+    k.blocks.insert(k.blocks.end(), chunk.blocks.begin(), chunk.blocks.end());
+    k.group_first_block = chunk.first_block;
+    k.group_blocks = uint32_t(chunk.blocks.size());
+    k.group_insts_left = sum;
+    k.group_segments_left = segments;
+  } else if (chunk.segment != k.group_next_segment || chunk.first_block != k.group_first_block ||
+             chunk.blocks.size() != k.group_blocks || k.group_segments_left == 0) {
+    throw TraceError(ctx + ": segment " + std::to_string(chunk.segment) + " of the blocks from " +
+                     std::to_string(chunk.first_block) + " out of order (segments follow their blocks' first, in order)");
+  }
+  if (chunk.warp_insts > k.group_insts_left ||
+      (k.group_segments_left == 1 && chunk.warp_insts != k.group_insts_left))
+    throw TraceError(ctx + ": chunk totals disagree with its block summaries");
+  k.group_insts_left -= chunk.warp_insts;
+  --k.group_segments_left;
+  k.group_next_segment = chunk.segment + 1;
 
   Chunk c;
   c.frame = write_frame(chunk.frame);
   c.first_block = chunk.first_block;
   c.num_blocks = uint32_t(chunk.blocks.size());
   c.warp_insts = chunk.warp_insts;
+  c.segment = chunk.segment;
   k.chunks.push_back(c);
-  k.blocks.insert(k.blocks.end(), chunk.blocks.begin(), chunk.blocks.end());
   k.warp_insts += chunk.warp_insts;
   k.mem_insts += chunk.mem_insts;
   k.thread_insts += chunk.thread_insts;
@@ -179,6 +210,9 @@ void ContainerWriter::commit() {
       if (!k.chunks.empty()) throw TraceError(ctx + ": has chunks but no kernel table");
       add_table_locked(ki, StaticTable{});
     }
+    if (k.group_segments_left != 0)
+      throw TraceError(ctx + ": the blocks from " + std::to_string(k.group_first_block) + " lack " +
+                       std::to_string(k.group_segments_left) + " segments");
     proto::KernelIndex* idx = footer.add_kernels();
     idx->set_kernel_index(ki);
     set_ref(idx->mutable_table(), k.table.offset, k.table.size, k.table.crc);
@@ -188,6 +222,7 @@ void ContainerWriter::commit() {
       e->set_first_block(c.first_block);
       e->set_num_blocks(c.num_blocks);
       e->set_warp_insts(c.warp_insts);
+      e->set_segment(c.segment);
     }
     for (const BlockInfo& b : k.blocks) {
       proto::BlockEntry* e = idx->add_blocks();
@@ -196,7 +231,9 @@ void ContainerWriter::commit() {
       e->mutable_id()->set_z(b.id.z);
       e->set_warps(b.warps);
       e->set_warp_insts(b.warp_insts);
+      if (b.segments > 1) e->set_segments(b.segments);
     }
+    idx->set_segment_insts(k.segment_insts);
     idx->set_warp_insts(k.warp_insts);
     idx->set_mem_insts(k.mem_insts);
     idx->set_thread_insts(k.thread_insts);

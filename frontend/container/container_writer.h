@@ -8,7 +8,8 @@
 //
 // Order: write_header() once, then add_chunk() / add_kernel_table() in any
 // interleaving, then commit(). Chunks of one kernel must arrive in block
-// order (each chunk's first_block continues where the previous one ended).
+// order (each chunk's first_block continues where the previous one ended),
+// a group's segment chunks right after its first (encode_block_group).
 // add_kernel_table() may come before or after the kernel's chunks, but the
 // table must cover every static id the chunks use. Identical tables of
 // several kernels are written once, as one frame they all refer to. Calls are serialised
@@ -61,6 +62,7 @@ class ContainerWriter {
     uint32_t first_block = 0;
     uint32_t num_blocks = 0;
     uint64_t warp_insts = 0;
+    uint32_t segment = 0;
   };
   struct Kernel {
     bool has_table = false;
@@ -72,6 +74,10 @@ class ContainerWriter {
     uint64_t warp_insts = 0, mem_insts = 0, thread_insts = 0;
     std::vector<uint64_t> static_counts;
     std::vector<std::string> partial_trace;
+    uint32_t segment_insts = 0;
+    // The group of blocks whose segments are being added.
+    uint32_t group_first_block = 0, group_blocks = 0, group_next_segment = 0, group_segments_left = 0;
+    uint64_t group_insts_left = 0;
   };
 
   Frame write_frame(std::string_view frame);  // at the current end; mu_ held

@@ -13,7 +13,8 @@ namespace lockstep::container {
 
 inline constexpr char kHeadMagic[8] = {'L', 'S', 'T', 'R', 'A', 'C', 'E', '1'};
 inline constexpr char kTailMagic[8] = {'L', 'S', 'T', 'E', 'N', 'D', '0', '1'};
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;        // written: blocks may be stored in segments
+inline constexpr uint32_t kOldestFormatVersion = 1;  // read: version 1 stores every block whole
 inline constexpr size_t kHeadSize = 16;
 inline constexpr size_t kTailSize = 28;
 

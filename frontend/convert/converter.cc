@@ -25,7 +25,8 @@ struct ChunkWork {
   std::vector<BlockText> texts;
   StaticTable local;
   std::vector<BlockTrace> blocks;
-  EncodedChunk encoded;
+  uint32_t first_block = 0;
+  std::vector<EncodedChunk> encoded;  // the group's chunks (one per segment)
 };
 
 struct KernelState {
@@ -97,7 +98,7 @@ class WorkPool {
   void release(ChunkWork* w) {
     w->local = StaticTable();
     w->blocks.clear();
-    w->encoded = EncodedChunk();
+    w->encoded.clear();
     std::lock_guard<std::mutex> lock(mu_);
     free_.push_back(w);
   }
@@ -173,25 +174,28 @@ ConvertReport convert_text_trace(const std::filesystem::path& input, const std::
                                                        writer.set_partial_trace(
                                                            w->kernel, check_partial(ks.completeness.findings(),
                                                                                     options.partial, options.warn));
-                                                     w->encoded.first_block = ks.next_block;
+                                                     w->first_block = ks.next_block;
                                                      ks.next_block += uint32_t(w->blocks.size());
                                                      return w;
                                                    }) &
           tbb::make_filter<ChunkWork*, ChunkWork*>(tbb::filter_mode::parallel,
                                                    [&](ChunkWork* w) {
                                                      if (!w->ends_kernel)
-                                                       w->encoded = encode_chunk(w->kernel, w->encoded.first_block,
-                                                                                 w->blocks, kernels[w->kernel].table);
+                                                       w->encoded = encode_block_group(
+                                                           w->kernel, w->first_block, w->blocks,
+                                                           kernels[w->kernel].table, options.segment_insts);
                                                      return w;
                                                    }) &
           tbb::make_filter<ChunkWork*, void>(tbb::filter_mode::serial_in_order, [&](ChunkWork* w) {
             if (w->ends_kernel) {
               writer.add_kernel_table(w->kernel, kernels[w->kernel].table);
             } else {
-              report.blocks += w->encoded.blocks.size();
-              report.warp_insts += w->encoded.warp_insts;
-              ++report.chunks;
-              writer.add_chunk(std::move(w->encoded));
+              report.blocks += w->blocks.size();
+              for (EncodedChunk& c : w->encoded) {
+                report.warp_insts += c.warp_insts;
+                ++report.chunks;
+                writer.add_chunk(std::move(c));
+              }
             }
             pool.release(w);
           }));

@@ -7,6 +7,7 @@
 #include "frontend/container/block_stream.h"
 #include "frontend/container/container_reader.h"
 #include "frontend/container/format.h"
+#include "frontend/container/segment_feed.h"
 #include "frontend/text/text_trace_source.h"
 
 namespace lockstep {
@@ -16,11 +17,17 @@ class ContainerBlockCursor : public BlockCursor {
  public:
   ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel) : stream_(reader, kernel) {}
   ContainerBlockCursor(const ContainerReader& reader, uint32_t kernel, size_t chunks_ahead, BlockStream::Ahead ahead,
-                       uint32_t first_blocks)
-      : stream_(reader, kernel, chunks_ahead, ahead, first_blocks) {}
+                       uint32_t first_blocks, BlockParts parts)
+      : stream_(reader, kernel, chunks_ahead, ahead, first_blocks,
+                parts == BlockParts::kWhole ? ContainerReader::Parts::kWhole : ContainerReader::Parts::kFirstSegment) {
+    if (parts == BlockParts::kFirstSegment && reader.segment_insts(kernel) != 0)
+      feed_ = std::make_unique<SegmentFeed>(reader, kernel);
+  }
   bool next(BlockTrace& out) override { return stream_.next(out); }
+  BlockSegments* segments() override { return feed_.get(); }
 
  private:
+  std::unique_ptr<SegmentFeed> feed_;
   BlockStream stream_;
 };
 
@@ -43,9 +50,9 @@ class ContainerTraceSource : public TraceSource {
   // ahead of the one being dispatched (a chunk holds many blocks, each
   // taking many cycles to simulate, and decodes far faster): what waits
   // decoded stays one wave and a chunk, whatever the trace's length.
-  std::unique_ptr<BlockCursor> open_blocks_ahead(uint32_t kernel, uint32_t first_wave) override {
+  std::unique_ptr<BlockCursor> open_blocks_ahead(uint32_t kernel, uint32_t first_wave, BlockParts parts) override {
     return std::make_unique<ContainerBlockCursor>(reader_, kernel, kChunksAheadOfDispatch, BlockStream::Ahead::kAtOnce,
-                                                  first_wave);
+                                                  first_wave, parts);
   }
   // From the index: no block is decoded.
   KernelSummary summarize(uint32_t kernel) override {

@@ -59,9 +59,32 @@ struct WarpTrace {
   }
 };
 
+// Appends src's instructions [from, to) to dst, their addresses included
+// (`is_memory(static_id)`: whether an instruction carries addresses, i.e. is a
+// memory instruction; those with no active lane carry none).
+template <class IsMemory>
+void append_instructions(WarpTrace& dst, const WarpTrace& src, size_t from, size_t to, IsMemory&& is_memory) {
+  LaneBuffer lanes;
+  for (size_t i = from; i < to; ++i) {
+    const WarpInstruction& wi = src.insts[i];
+    if (wi.active_mask != 0 && is_memory(wi.static_id))
+      dst.push(wi.static_id, wi.active_mask, src.lane_addresses(wi, lanes));
+    else
+      dst.insts.push_back({wi.static_id, wi.active_mask, 0});
+  }
+}
+
+// A thread block's trace, or one segment of it: a long block may be stored
+// in segments (proto/trace.proto), segment k holding instructions
+// [k * S, (k + 1) * S) of each warp; a consumer that takes segment 0 asks
+// BlockSegments for the next ones as its warps need them.
 struct BlockTrace {
   Dim3 id{0, 0, 0};
   std::vector<WarpTrace> warps;
+  uint32_t ordinal = 0;   // the block's position in its kernel (for asking for its next segments)
+  uint32_t segment = 0;   // which segment this is (0 for a whole block)
+  uint32_t segments = 1;  // segments the block has (1: this is the whole block)
+  uint32_t segment_insts = 0;  // S, per warp, when segments > 1
 
   uint64_t warp_insts() const {
     uint64_t n = 0;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/trace/block_segments.h"
 #include "frontend/trace/block_trace.h"
 #include "frontend/trace/kernel_info.h"
 
@@ -18,7 +19,13 @@ class BlockCursor {
   virtual ~BlockCursor() = default;
   // Overwrites `out` with the next block; false after the last one.
   virtual bool next(BlockTrace& out) = 0;
+  // Opened for first segments (BlockParts::kFirstSegment): the blocks' later
+  // segments; null when every block comes whole.
+  virtual BlockSegments* segments() { return nullptr; }
 };
+
+// What a cursor hands out of a block stored in segments (BlockTrace).
+enum class BlockParts { kWhole, kFirstSegment };
 
 // Totals of one kernel: from the container's index, or by reading every block.
 struct KernelSummary {
@@ -43,8 +50,11 @@ class TraceSource {
   // before it needs the first, and then `first_wave` blocks at once: a source
   // that can decode on a thread of its own starts at once and keeps that many
   // ready, so the blocks are there when wanted. Null when the source cannot
-  // (then open_blocks when they are needed).
-  virtual std::unique_ptr<BlockCursor> open_blocks_ahead(uint32_t /*kernel*/, uint32_t /*first_wave*/) {
+  // (then open_blocks when they are needed). With kFirstSegment, a block
+  // stored in segments comes as its first one, the others from the cursor's
+  // segments(), so that what a consumer holds of a block stays bounded.
+  virtual std::unique_ptr<BlockCursor> open_blocks_ahead(uint32_t /*kernel*/, uint32_t /*first_wave*/,
+                                                         BlockParts /*parts*/ = BlockParts::kWhole) {
     return nullptr;
   }
   // Kernel k's totals; the default reads every block.

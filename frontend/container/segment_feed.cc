@@ -1,0 +1,35 @@
+#include "frontend/container/segment_feed.h"
+
+#include <exception>
+#include <new>
+#include <utility>
+
+namespace lockstep {
+
+void SegmentFeed::take(uint32_t ordinal, uint32_t segment, BlockTrace& out) noexcept {
+  try {
+    std::lock_guard lock(mu_);
+    if (auto it = parked_.find(key(ordinal, segment)); it != parked_.end()) {
+      std::swap(out, it->second);
+      parked_.erase(it);
+      return;
+    }
+    const uint32_t first = reader_.read_segment(kernel_, ordinal, segment, decoded_, scratch_);
+    for (BlockTrace& piece : decoded_) {
+      if (piece.ordinal == ordinal || piece.segment >= piece.segments) continue;
+      parked_.emplace(key(piece.ordinal, piece.segment), std::move(piece));
+    }
+    std::swap(out, decoded_[ordinal - first]);
+  } catch (const std::bad_alloc&) {
+    fail("out of memory reading block " + std::to_string(ordinal) + " segment " + std::to_string(segment));
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
+  if (failed()) {
+    out.warps.clear();
+    out.ordinal = ordinal;
+    out.segment = segment;
+  }
+}
+
+}  // namespace lockstep

@@ -1,0 +1,38 @@
+#pragma once
+// BlockSegments of a container's kernel: a block's segment k is read when it
+// is first asked for, by decoding the chunk that holds segment k of its whole
+// group; the group's other blocks' segments k wait, decoded, until their
+// holders ask. So what waits decoded is at most one segment per block of the
+// groups in flight, whatever the blocks' lengths.
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "frontend/container/container_reader.h"
+#include "frontend/trace/block_segments.h"
+
+namespace lockstep {
+
+class SegmentFeed : public BlockSegments {
+ public:
+  SegmentFeed(const ContainerReader& reader, uint32_t kernel) : reader_(reader), kernel_(kernel) {}
+  void take(uint32_t ordinal, uint32_t segment, BlockTrace& out) noexcept override;
+  // Segments decoded and not yet taken (for tests).
+  size_t waiting() {
+    std::lock_guard lock(mu_);
+    return parked_.size();
+  }
+
+ private:
+  static uint64_t key(uint32_t ordinal, uint32_t segment) { return uint64_t(ordinal) << 32 | segment; }
+
+  const ContainerReader& reader_;
+  const uint32_t kernel_;
+  std::mutex mu_;
+  ChunkScratch scratch_;
+  std::vector<BlockTrace> decoded_;
+  std::unordered_map<uint64_t, BlockTrace> parked_;
+};
+
+}  // namespace lockstep
