@@ -69,10 +69,13 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp.next_segment = 1;
     warp.more = trace.segments > 1 && wt.insts.size() == trace.segment_insts;
     point_at_next(warp);
-    if (warp.more && warp.trace_size < window_margin_) extend_window(warp, slots[i]);
     warp_changed(slots[i]);
     base_of(schedulers_[layout_.subcore(slots[i])]).add_warp(slots[i]);
   }
+  // Segments too short for fetch's look-ahead: windows from the start (once
+  // every warp of the block is in place: a window drops what none reads).
+  for (uint32_t slot : slots)
+    if (warps_[slot].more && warps_[slot].trace_size < window_margin_) extend_window(warps_[slot], slot);
   // Warps with an empty trace finish at once.
   for (uint32_t w : std::vector<uint32_t>(slots.begin(), slots.end())) finish_warp_if_done(w);
 }
