@@ -72,6 +72,11 @@ const BlockTrace& BlockSlots::segment(uint32_t block, uint32_t segment) {
   return *b.later.back();
 }
 
+void BlockSlots::recycle_segment(std::unique_ptr<BlockTrace> segment) {
+  // A few per block slot: as many as the blocks hold at once, about.
+  if (spare_segments_.size() < 2 * blocks_.size()) spare_segments_.push_back(std::move(segment));
+}
+
 void BlockSlots::drop_segments_before(uint32_t block, uint32_t needed) {
   Block& b = blocks_[block];
   if (needed > 0 && !b.first_dropped) {
@@ -83,7 +88,7 @@ void BlockSlots::drop_segments_before(uint32_t block, uint32_t needed) {
   }
   for (size_t i = 0; i < b.later.size();) {
     if (b.later[i]->segment < needed) {
-      spare_segments_.push_back(std::move(b.later[i]));
+      recycle_segment(std::move(b.later[i]));
       b.later.erase(b.later.begin() + ptrdiff_t(i));
     } else {
       ++i;
@@ -94,7 +99,7 @@ void BlockSlots::drop_segments_before(uint32_t block, uint32_t needed) {
 void BlockSlots::retire(uint32_t block) {
   Block& b = blocks_[block];
   b.active = false;
-  for (auto& s : b.later) spare_segments_.push_back(std::move(s));
+  for (auto& s : b.later) recycle_segment(std::move(s));
   b.later.clear();
   spent_.push_back(std::move(b.trace));  // its storage goes back to the trace reader (take_spent_blocks)
   --resident_blocks_;

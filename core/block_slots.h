@@ -91,6 +91,7 @@ class BlockSlots {
     uint32_t at_barrier = 0;
   };
   void retire(uint32_t block);
+  void recycle_segment(std::unique_ptr<BlockTrace> segment);
 
   std::vector<Block> blocks_;     // max_blocks slots
   std::vector<bool> warp_taken_;  // max_warps slots

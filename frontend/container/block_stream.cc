@@ -49,8 +49,13 @@ BlockStream::~BlockStream() {
   // Everything decoded goes back to the reader for the next stream.
   try {
     const size_t cap = ahead_ + 2;
+    // Kept only up to kKeptChunkBytes each: what the next stream reuses
+    // must not make memory follow the largest grid seen.
     auto give = [&](Owner o, std::vector<BlockTrace>&& c) {
-      if (storage_->chunks[o].size() < cap && c.capacity() > 0) storage_->chunks[o].push_back(std::move(c));
+      size_t bytes = c.capacity() * sizeof(BlockTrace);
+      for (const BlockTrace& b : c) bytes += storage_bytes(b);
+      if (storage_->chunks[o].size() < cap && c.capacity() > 0 && bytes <= kKeptChunkBytes)
+        storage_->chunks[o].push_back(std::move(c));
     };
     give(current_owner_, std::move(current_));
     for (Chunk& c : ready_) give(c.owner, std::move(c.blocks));

@@ -731,6 +731,10 @@ EncodedChunk encode_chunk(uint32_t kernel_index, uint32_t first_block, std::span
   return chunk;
 }
 
+namespace {
+constexpr size_t kSegmentedGroupBlocks = 16;
+}  // namespace
+
 uint32_t segments_of(const BlockTrace& block, uint32_t segment_insts) {
   size_t longest = 0;
   for (const WarpTrace& w : block.warps) longest = std::max(longest, w.insts.size());
@@ -753,6 +757,18 @@ std::vector<EncodedChunk> encode_block_group(uint32_t kernel_index, uint32_t fir
   }
   if (segments == 1) {
     chunks.push_back(encode_chunk(kernel_index, first_block, blocks, table));
+    return chunks;
+  }
+  // Blocks in segments go in groups of at most kSegmentedGroupBlocks: a
+  // reader decodes a segment of the whole group to get one block's, and the
+  // group's other blocks may not be running yet.
+  if (blocks.size() > kSegmentedGroupBlocks) {
+    for (size_t at = 0; at < blocks.size(); at += kSegmentedGroupBlocks) {
+      const size_t n = std::min(kSegmentedGroupBlocks, blocks.size() - at);
+      for (EncodedChunk& c : encode_block_group(kernel_index, first_block + uint32_t(at), blocks.subspan(at, n), table,
+                                                segment_insts))
+        chunks.push_back(std::move(c));
+    }
     return chunks;
   }
   const auto is_memory = [&](uint32_t id) { return table.inst(id).is_memory(); };

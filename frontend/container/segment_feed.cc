@@ -15,8 +15,9 @@ void SegmentFeed::take(uint32_t ordinal, uint32_t segment, BlockTrace& out) noex
       return;
     }
     const uint32_t first = reader_.read_segment(kernel_, ordinal, segment, decoded_, scratch_);
+    const uint32_t held = handed_out_.load(std::memory_order_acquire);
     for (BlockTrace& piece : decoded_) {
-      if (piece.ordinal == ordinal || piece.segment >= piece.segments) continue;
+      if (piece.ordinal == ordinal || piece.segment >= piece.segments || piece.ordinal >= held) continue;
       parked_.emplace(key(piece.ordinal, piece.segment), std::move(piece));
     }
     std::swap(out, decoded_[ordinal - first]);

@@ -1,9 +1,11 @@
 #pragma once
 // BlockSegments of a container's kernel: a block's segment k is read when it
 // is first asked for, by decoding the chunk that holds segment k of its whole
-// group; the group's other blocks' segments k wait, decoded, until their
-// holders ask. So what waits decoded is at most one segment per block of the
-// groups in flight, whatever the blocks' lengths.
+// group; the segments k of the group's other blocks already handed out wait,
+// decoded, until their holders ask (those of blocks not handed out yet are
+// read again when asked for). So what waits decoded is at most a segment per
+// block held, whatever the blocks' lengths and the groups' sizes.
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -18,6 +20,8 @@ class SegmentFeed : public BlockSegments {
  public:
   SegmentFeed(const ContainerReader& reader, uint32_t kernel) : reader_(reader), kernel_(kernel) {}
   void take(uint32_t ordinal, uint32_t segment, BlockTrace& out) noexcept override;
+  // Blocks [0, n) have been handed out (their first segments).
+  void handed_out(uint32_t n) { handed_out_.store(n, std::memory_order_release); }
   // Segments decoded and not yet taken (for tests).
   size_t waiting() {
     std::lock_guard lock(mu_);
@@ -33,6 +37,7 @@ class SegmentFeed : public BlockSegments {
   ChunkScratch scratch_;
   std::vector<BlockTrace> decoded_;
   std::unordered_map<uint64_t, BlockTrace> parked_;
+  std::atomic<uint32_t> handed_out_{0};
 };
 
 }  // namespace lockstep

@@ -23,7 +23,11 @@ class ContainerBlockCursor : public BlockCursor {
     if (parts == BlockParts::kFirstSegment && reader.segment_insts(kernel) != 0)
       feed_ = std::make_unique<SegmentFeed>(reader, kernel);
   }
-  bool next(BlockTrace& out) override { return stream_.next(out); }
+  bool next(BlockTrace& out) override {
+    if (!stream_.next(out)) return false;
+    if (feed_) feed_->handed_out(out.ordinal + 1);
+    return true;
+  }
   BlockSegments* segments() override { return feed_.get(); }
 
  private:

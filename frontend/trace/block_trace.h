@@ -93,13 +93,17 @@ struct BlockTrace {
   }
 };
 
+// The heap storage `block` holds (its warps' vectors included).
+inline size_t storage_bytes(const BlockTrace& block) {
+  size_t bytes = block.warps.capacity() * sizeof(WarpTrace);
+  for (const WarpTrace& w : block.warps) bytes += w.insts.capacity() * sizeof(WarpInstruction) + w.addrs.bytes();
+  return bytes;
+}
+
 // Frees the storage of `block`'s warps when it holds more than `max_bytes`
 // (recycled block storage: keeping it is worth it for small blocks only).
 inline void release_if_large(BlockTrace& block, size_t max_bytes) {
-  size_t bytes = 0;
-  for (const WarpTrace& w : block.warps)
-    bytes += w.insts.capacity() * sizeof(WarpInstruction) + w.addrs.bytes();
-  if (bytes > max_bytes) block.warps = std::vector<WarpTrace>();
+  if (storage_bytes(block) > max_bytes) block.warps = std::vector<WarpTrace>();
 }
 
 // Rewrites static ids through `map` (local table id -> kernel table id).

@@ -1231,7 +1231,7 @@ TEST_F(ContainerCorruption, WrongVersion) {
   std::string b = bytes;
   b[8] = 7;
   const std::string m = open_error(b);
-  EXPECT_CONTAINS(m, "unsupported format version 7 (this build reads 1)");
+  EXPECT_CONTAINS(m, "unsupported format version 7 (this build reads 1 to 2)");
   b = bytes;
   b[bytes.size() - 12] = 9;  // the tail's copy
   EXPECT_CONTAINS(open_error(b), "tail format version 9");
