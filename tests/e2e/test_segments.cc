@@ -1,0 +1,219 @@
+// Blocks stored in segments (proto/trace.proto, format version 2): the
+// segment size is a storage detail. Whole blocks read back from a segmented
+// container equal the text trace's; every model's statistics equal those of
+// the text trace for any segment size (segments shorter than the SM's fetch
+// look-ahead included) and any thread count; what the cycle model holds of
+// a block is a window; a segment that cannot be read stops the run with the
+// reader's error; and the index is checked for segments out of order.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "configs/spec/gpu_config.h"
+#include "frontend/container/chunk_codec.h"
+#include "frontend/container/container_reader.h"
+#include "frontend/container/container_writer.h"
+#include "frontend/container/segment_feed.h"
+#include "frontend/convert/converter.h"
+#include "frontend/convert/open_trace.h"
+#include "frontend/gen/workload_generator.h"
+#include "frontend/text/text_trace_source.h"
+#include "frontend/trace/trace_error.h"
+#include "parallel/simulation.h"
+#include "parallel/stats_report.h"
+#include "tests/e2e/trace_compare.h"
+#include "tests/test_paths.h"
+
+namespace lockstep {
+namespace {
+
+ConvertOptions segmented(uint32_t segment_insts) {
+  ConvertOptions o;
+  o.jobs = 2;
+  o.warn = nullptr;
+  o.segment_insts = segment_insts;
+  return o;
+}
+
+std::string stats_of(const std::filesystem::path& trace, const std::string& gpu, const std::string& model,
+                     uint32_t threads) {
+  auto src = open_trace(trace, nullptr);
+  const GpuSpec spec = load_gpu_spec(gpu, {});
+  RunOptions o;
+  o.model = model;
+  o.engine.threads = threads;
+  o.engine.schedule = threads > 1 ? Schedule::kPara1 : Schedule::kSeq;
+  const std::string j = stats_json(simulate(*src, spec, o));
+  return j.substr(0, j.find("\"run\""));  // the run section holds wall-clock figures
+}
+
+// The longest warp of a trace, to know that segments of a size split it.
+size_t longest_warp(TraceSource& src) {
+  size_t longest = 0;
+  for (uint32_t k = 0; k < src.manifest().kernels.size(); ++k) {
+    auto cursor = src.open_blocks(k);
+    BlockTrace b;
+    while (cursor->next(b))
+      for (const WarpTrace& w : b.warps) longest = std::max(longest, w.insts.size());
+  }
+  return longest;
+}
+
+TEST(Segments, WholeBlocksReadBackEqualTheTextTrace) {
+  for (const test::RealTrace& c : test::kRealTraces) {
+    SCOPED_TRACE(c.trace);
+    test::ScratchDir dir("seg-rt");
+    const auto input = test::shared_traces() / c.trace;
+    convert_text_trace(input, dir / "t.lst", segmented(7));
+    ContainerReader reader(dir / "t.lst");
+    bool split = false;
+    for (uint32_t k = 0; k < reader.kernel_count(); ++k)
+      for (const BlockInfo& b : reader.blocks(k)) split = split || b.segments > 1;
+    EXPECT_TRUE(split) << "no block was stored in segments";
+    EXPECT_GT(reader.check_every_frame(), 0u);
+    TextTraceSource original(input, nullptr);
+    auto container = open_trace(dir / "t.lst");
+    EXPECT_EQ(test::compare_traces(original, *container), "");
+  }
+}
+
+TEST(Segments, EveryModelGivesTheTextTracesStatisticsForAnySegmentSize) {
+  test::ScratchDir dir("seg-stats");
+  GenOptions g;
+  g.workload = "graph";
+  g.size = 120'000;
+  g.seed = 2;
+  generate_trace(g, dir / "graph");
+  struct Case {
+    std::filesystem::path text;
+    std::string gpu;
+  };
+  std::vector<Case> cases = {{dir / "graph", "QV100"},
+                             {test::shared_traces() / "bfs-rodinia-sm80", "A100"},
+                             {test::shared_traces() / "lud-kernel8-sm70", "QV100"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text.string());
+    {
+      TextTraceSource text(c.text, nullptr);
+      ASSERT_GT(longest_warp(text), 64u) << "the trace has no warp long enough to split";
+    }
+    const std::string cycle = stats_of(c.text, c.gpu, "cycle", 1);
+    EXPECT_NE(cycle.find("smsp__inst_executed.sum"), std::string::npos);
+    const std::string memory = stats_of(c.text, c.gpu, "memory", 1);
+    const std::string abstract = stats_of(c.text, c.gpu, "abstract", 1);
+    // 1 and 3: shorter than the fetch look-ahead (windows refilled several segments at a time).
+    for (uint32_t s : {1u, 3u, 16u, 64u}) {
+      SCOPED_TRACE("segments of " + std::to_string(s));
+      const auto lst = dir / ("s" + std::to_string(s) + ".lst");
+      convert_text_trace(c.text, lst, segmented(s));
+      EXPECT_EQ(stats_of(lst, c.gpu, "cycle", 1), cycle);
+      EXPECT_EQ(stats_of(lst, c.gpu, "cycle", 2), cycle);
+      if (s == 3) {
+        EXPECT_EQ(stats_of(lst, c.gpu, "memory", 2), memory);
+        EXPECT_EQ(stats_of(lst, c.gpu, "abstract", 2), abstract);
+      }
+    }
+  }
+}
+
+TEST(Segments, TheFeedKeepsOnlySegmentsOfBlocksHandedOut) {
+  test::ScratchDir dir("seg-feed");
+  convert_text_trace(test::shared_traces() / "vectoradd-sm80", dir / "t.lst", segmented(2));
+  ContainerReader reader(dir / "t.lst");
+  uint32_t k = 0;
+  while (k < reader.kernel_count() && reader.blocks(k).size() < 2) ++k;
+  ASSERT_LT(k, reader.kernel_count());
+  ASSERT_GT(reader.blocks(k)[0].segments, 2u);
+  ASSERT_GT(reader.blocks(k)[1].segments, 1u);
+  ASSERT_EQ(reader.chunk_of_block(k, 0), reader.chunk_of_block(k, 1)) << "blocks 0 and 1 in one group";
+  SegmentFeed feed(reader, k);
+  BlockTrace s;
+  feed.take(0, 1, s);  // block 1 not handed out: its segment is not kept
+  EXPECT_EQ(feed.waiting(), 0u);
+  EXPECT_EQ(s.ordinal, 0u);
+  EXPECT_EQ(s.segment, 1u);
+  EXPECT_GT(s.warp_insts(), 0u);
+  feed.handed_out(2);
+  feed.take(0, 2, s);
+  EXPECT_EQ(feed.waiting(), 1u);  // block 1's segment 2 waits for it
+  feed.take(1, 2, s);
+  EXPECT_EQ(feed.waiting(), 0u);
+  EXPECT_EQ(s.ordinal, 1u);
+  EXPECT_FALSE(feed.failed());
+}
+
+TEST(Segments, ASegmentThatCannotBeReadStopsTheRunWithTheReadersError) {
+  test::ScratchDir dir("seg-bad");
+  convert_text_trace(test::shared_traces() / "lud-kernel8-sm70", dir / "t.lst", segmented(4));
+  uint64_t offset = 0;
+  {
+    ContainerReader reader(dir / "t.lst");
+    for (uint32_t k = 0; k < reader.kernel_count() && offset == 0; ++k)
+      for (const ChunkInfo& c : reader.chunks(k))
+        if (c.segment == 2) {
+          offset = c.offset + c.size / 2;
+          break;
+        }
+  }
+  ASSERT_GT(offset, 0u);
+  {
+    std::fstream f(dir / "t.lst", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(std::streamoff(offset));
+    const char byte = char(f.get() ^ 0x5a);
+    f.seekp(std::streamoff(offset));
+    f.put(byte);
+  }
+  // Opening checks the index only; the damaged segment is read mid-run, by an SM.
+  for (uint32_t threads : {1u, 2u}) {
+    try {
+      stats_of(dir / "t.lst", "QV100", "cycle", threads);
+      ADD_FAILURE() << "the run went on past a damaged segment";
+    } catch (const TraceError& e) {
+      EXPECT_NE(std::string(e.what()).find("crc"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Segments, TheWriterRefusesSegmentsOutOfOrder) {
+  test::ScratchDir dir("seg-order");
+  TextTraceSource text(test::shared_traces() / "lud-kernel8-sm70", nullptr);
+  uint32_t k = 0;
+  std::vector<BlockTrace> blocks;
+  for (; k < text.manifest().kernels.size() && blocks.empty(); ++k) {
+    auto cursor = text.open_blocks(k);
+    BlockTrace b;
+    if (cursor->next(b)) blocks.push_back(b);
+  }
+  --k;
+  const StaticTable& table = text.static_table(k);
+  std::vector<EncodedChunk> chunks = encode_block_group(k, 0, blocks, table, 4);
+  ASSERT_GT(chunks.size(), 2u);
+  {
+    ContainerWriter w(dir / "a.lst");
+    w.write_header(text.manifest());
+    w.add_chunk(EncodedChunk(chunks[0]));
+    EXPECT_THROW(w.add_chunk(EncodedChunk(chunks[2])), TraceError);  // segment 1 skipped
+  }
+  {
+    ContainerWriter w(dir / "b.lst");
+    w.write_header(text.manifest());
+    w.add_chunk(EncodedChunk(chunks[0]));
+    w.add_kernel_table(k, table);
+    EXPECT_THROW(w.commit(), TraceError);  // the block's later segments missing
+  }
+  {
+    ContainerWriter w(dir / "c.lst");
+    w.write_header(text.manifest());
+    for (EncodedChunk& c : chunks) w.add_chunk(std::move(c));
+    w.add_kernel_table(k, table);
+    w.commit();
+    ContainerReader r(dir / "c.lst");
+    const BlockTrace whole = r.read_block(k, 0);
+    EXPECT_EQ(whole.warp_insts(), blocks[0].warp_insts());
+    for (size_t i = 0; i < whole.warps.size(); ++i) EXPECT_EQ(whole.warps[i].insts.size(), blocks[0].warps[i].insts.size());
+  }
+}
+
+}  // namespace
+}  // namespace lockstep
