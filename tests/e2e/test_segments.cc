@@ -105,7 +105,7 @@ TEST(Segments, EveryModelGivesTheTextTracesStatisticsForAnySegmentSize) {
     // 1 and 3: shorter than the fetch look-ahead (windows refilled several segments at a time).
     for (uint32_t s : {1u, 3u, 16u, 64u}) {
       SCOPED_TRACE("segments of " + std::to_string(s));
-      const auto lst = dir / ("s" + std::to_string(s) + ".lst");
+      const auto lst = dir / (std::to_string(s) + "-insts.lst");
       convert_text_trace(c.text, lst, segmented(s));
       EXPECT_EQ(stats_of(lst, c.gpu, "cycle", 1), cycle);
       EXPECT_EQ(stats_of(lst, c.gpu, "cycle", 2), cycle);
