@@ -121,7 +121,7 @@ class BlockStream {
   bool stop_ = false;
 
   // Consumer side only.
-  static constexpr size_t kKeptBlockBytes = size_t(64) << 10;  // recycled block storage kept up to this size
+  static constexpr size_t kKeptBlockBytes = size_t(8) << 10;  // recycled block storage kept up to this size
   static constexpr size_t kKeptChunkBytes = size_t(256) << 10;  // a chunk's storage kept for the next stream up to this size
   void note_blocks_left();   // tells the helper when the chunk being consumed runs low
   using Clock = std::chrono::steady_clock;

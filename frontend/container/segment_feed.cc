@@ -9,6 +9,8 @@ namespace lockstep {
 void SegmentFeed::take(uint32_t ordinal, uint32_t segment, BlockTrace& out) noexcept {
   try {
     std::lock_guard lock(mu_);
+    if (taken_.empty()) taken_.assign(reader_.block_count(kernel_), 0);
+    if (ordinal < taken_.size()) taken_[ordinal] = segment;
     if (auto it = parked_.find(key(ordinal, segment)); it != parked_.end()) {
       std::swap(out, it->second);
       parked_.erase(it);
@@ -17,7 +19,10 @@ void SegmentFeed::take(uint32_t ordinal, uint32_t segment, BlockTrace& out) noex
     const uint32_t first = reader_.read_segment(kernel_, ordinal, segment, decoded_, scratch_);
     const uint32_t held = handed_out_.load(std::memory_order_acquire);
     for (BlockTrace& piece : decoded_) {
-      if (piece.ordinal == ordinal || piece.segment >= piece.segments || piece.ordinal >= held) continue;
+      // Kept only when it is the one its block takes next.
+      if (piece.ordinal == ordinal || piece.segment >= piece.segments || piece.ordinal >= held ||
+          piece.segment != taken_[piece.ordinal] + 1)
+        continue;
       parked_.emplace(key(piece.ordinal, piece.segment), std::move(piece));
     }
     std::swap(out, decoded_[ordinal - first]);

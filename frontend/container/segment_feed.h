@@ -1,10 +1,10 @@
 #pragma once
 // BlockSegments of a container's kernel: a block's segment k is read when it
 // is first asked for, by decoding the chunk that holds segment k of its whole
-// group; the segments k of the group's other blocks already handed out wait,
-// decoded, until their holders ask (those of blocks not handed out yet are
-// read again when asked for). So what waits decoded is at most a segment per
-// block held, whatever the blocks' lengths and the groups' sizes.
+// group; of the group's other blocks, those already handed out whose next
+// segment this is keep it, decoded, until they ask (the others read it again
+// when they ask: blocks of a group may run far apart). So what waits decoded
+// is at most one segment per block held, whatever the blocks' lengths.
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -38,6 +38,7 @@ class SegmentFeed : public BlockSegments {
   std::vector<BlockTrace> decoded_;
   std::unordered_map<uint64_t, BlockTrace> parked_;
   std::atomic<uint32_t> handed_out_{0};
+  std::vector<uint32_t> taken_;  // per block: the last segment it took
 };
 
 }  // namespace lockstep

@@ -124,8 +124,8 @@ TEST(Segments, TheFeedKeepsOnlySegmentsOfBlocksHandedOut) {
   uint32_t k = 0;
   while (k < reader.kernel_count() && reader.blocks(k).size() < 2) ++k;
   ASSERT_LT(k, reader.kernel_count());
-  ASSERT_GT(reader.blocks(k)[0].segments, 2u);
-  ASSERT_GT(reader.blocks(k)[1].segments, 1u);
+  ASSERT_GT(reader.blocks(k)[0].segments, 3u);
+  ASSERT_GT(reader.blocks(k)[1].segments, 3u);
   ASSERT_EQ(reader.chunk_of_block(k, 0), reader.chunk_of_block(k, 1)) << "blocks 0 and 1 in one group";
   SegmentFeed feed(reader, k);
   BlockTrace s;
@@ -136,10 +136,19 @@ TEST(Segments, TheFeedKeepsOnlySegmentsOfBlocksHandedOut) {
   EXPECT_GT(s.warp_insts(), 0u);
   feed.handed_out(2);
   feed.take(0, 2, s);
-  EXPECT_EQ(feed.waiting(), 1u);  // block 1's segment 2 waits for it
+  EXPECT_EQ(feed.waiting(), 0u);  // block 1 takes segment 1 next, not 2
+  feed.take(1, 1, s);
+  EXPECT_EQ(s.ordinal, 1u);
+  EXPECT_EQ(s.segment, 1u);
+  EXPECT_EQ(feed.waiting(), 0u);
   feed.take(1, 2, s);
   EXPECT_EQ(feed.waiting(), 0u);
+  feed.take(0, 3, s);
+  EXPECT_EQ(feed.waiting(), 1u);  // block 1's segment 3, the one it takes next, waits for it
+  feed.take(1, 3, s);
+  EXPECT_EQ(feed.waiting(), 0u);
   EXPECT_EQ(s.ordinal, 1u);
+  EXPECT_EQ(s.segment, 3u);
   EXPECT_FALSE(feed.failed());
 }
 
