@@ -51,7 +51,7 @@ void BlockSlots::arrive_at_barrier(uint32_t block) {
   if (++b.at_barrier == b.live_warps) opened_.push_back(block);
 }
 
-const BlockTrace& BlockSlots::segment(uint32_t block, uint32_t segment) {
+BlockTrace& BlockSlots::segment(uint32_t block, uint32_t segment) {
   Block& b = blocks_[block];
   for (const auto& s : b.later)
     if (s->segment == segment) return *s;

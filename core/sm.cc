@@ -217,12 +217,16 @@ void Sm::extend_window(WarpState& w, uint32_t slot) {
   append_instructions(fresh, *w.trace, w.next_issue, w.trace_size, is_memory);
   const BlockTrace& first = *slots_.trace(w.block);
   while (w.more && fresh.insts.size() < window_margin_) {
-    const BlockTrace& segment = slots_.segment(w.block, w.next_segment);
+    BlockTrace& segment = slots_.segment(w.block, w.next_segment);
     size_t n = 0;
     if (w.warp_index < segment.warps.size()) {
-      const WarpTrace& part = segment.warps[w.warp_index];
+      WarpTrace& part = segment.warps[w.warp_index];
       n = part.insts.size();
       append_instructions(fresh, part, 0, n, is_memory);
+      // Copied: its storage goes (the other warps may run far behind, and
+      // the segment waits for them).
+      std::vector<WarpInstruction>().swap(part.insts);
+      part.addrs = LaneAddressStore();
     }
     ++w.next_segment;
     w.more = n == first.segment_insts && w.next_segment < first.segments;
