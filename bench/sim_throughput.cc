@@ -20,8 +20,13 @@
 // choose the defaults from (`lockstep run --threads 2` alone is the row
 // marked "default").
 //
-// usage: sim_throughput [--mode speed|rss|defaults] [--size 10M] [--threads 1,2] [--gpu QV100]
+// --mode segments: `lockstep gen W --size N` for each of --workloads
+// (vecadd,graph), converted whole and with each --segment-insts of --segments
+// (1024,256), run on one thread: file size, wall time and peak RSS of each.
+//
+// usage: sim_throughput [--mode speed|rss|defaults|segments] [--size 10M] [--threads 1,2] [--gpu QV100]
 //                       [--memory full|perfect] [--rss-sizes 2M,50M] [--repeat 1] [--traces DIR] [--workdir DIR]
+//                       [--workloads vecadd,graph] [--segments 1024,256]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,7 +122,7 @@ std::vector<std::string> split(const std::string& list) {
 
 // Generates `workload` at `size` warp instructions (seed 1 unless given) and converts it; the .lst path.
 fs::path generate(const Options& o, const fs::path& workdir, const std::string& workload, uint64_t size,
-                  uint64_t seed = 1) {
+                  uint64_t seed = 1, const std::vector<std::string>& segment_sizes = {}) {
   lockstep::GenOptions g;
   g.workload = workload;
   g.size = size;
@@ -125,7 +130,12 @@ fs::path generate(const Options& o, const fs::path& workdir, const std::string& 
   const fs::path dir = workdir / (workload + "-" + std::to_string(size));
   lockstep::generate_trace(g, dir);
   const fs::path lst = dir.string() + ".lst";
-  const int rc = lockstep::bench::run_child({o.lockstep.string(), "convert", dir.string(), "-o", lst.string(), "--quiet"});
+  int rc = lockstep::bench::run_child({o.lockstep.string(), "convert", dir.string(), "-o", lst.string(), "--quiet"});
+  // Also as DIR-S<n>.lst with --segment-insts n, each size asked for.
+  for (const std::string& n : segment_sizes)
+    if (WIFEXITED(rc) && WEXITSTATUS(rc) == 0)
+      rc = lockstep::bench::run_child({o.lockstep.string(), "convert", dir.string(), "-o",
+                                       dir.string() + "-S" + n + ".lst", "--quiet", "--segment-insts", n});
   fs::remove_all(dir);
   if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0) throw std::runtime_error("lockstep convert failed on " + dir.string());
   return lst;
@@ -177,6 +187,33 @@ void mode_rss(const Options& o, const fs::path& workdir, const std::vector<uint6
   }
 }
 
+// --mode segments: the same trace converted with each --segment-insts and
+// run on one thread; peak RSS, wall time and file size, in one run.
+void mode_segments(const Options& o, const fs::path& workdir, const std::vector<std::string>& workloads,
+                   uint64_t size, const std::vector<std::string>& segment_sizes) {
+  std::printf("sim_throughput --mode segments: lockstep gen W --size %s, converted with each --segment-insts, run "
+              "on %s%s, one thread\n",
+              size_name(size).c_str(), o.gpu.c_str(), o.perfect ? " with --perfect-memory" : " (full memory system)");
+  std::printf("%-16s %14s %12s %10s %8s %10s\n", "trace", "segment insts", "warp insts", "file MB", "wall s",
+              "RSS MB");
+  for (const std::string& w : workloads) {
+    const fs::path whole = generate(o, workdir, w, size, 1, segment_sizes);
+    for (size_t i = 0; i <= segment_sizes.size(); ++i) {
+      const bool is_whole = i == segment_sizes.size();
+      const std::string label = is_whole ? "whole (0)" : segment_sizes[i];
+      const fs::path lst = is_whole ? whole : fs::path(whole.string().substr(0, whole.string().size() - 4) + "-S" +
+                                                       segment_sizes[i] + ".lst");
+      const double mb = double(fs::file_size(lst)) / 1e6;
+      const Run r = run_lockstep(o, lst.string(), o.gpu, o.perfect, {"--threads", "1"});
+      if (!r.ok) std::printf("%-16s %14s FAILED\n", (w + " " + size_name(size)).c_str(), label.c_str());
+      else
+        std::printf("%-16s %14s %12llu %10.2f %8.2f %10.1f\n", (w + " " + size_name(size)).c_str(), label.c_str(),
+                    r.insts, mb, r.wall, r.rss_mb);
+      fs::remove(lst);
+    }
+  }
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -217,13 +254,16 @@ void mode_defaults(const Options& o, const std::vector<Trace>& traces, uint32_t 
 
 int main(int argc, char** argv) {
   if (lockstep::bench::wants_help(argc, argv,
-                                  "usage: sim_throughput [--mode speed|rss|defaults] [--size 10M] [--threads 1,2] "
-                                  "[--gpu QV100] [--memory full|perfect] [--rss-sizes 2M,50M] [--repeat 1] "
-                                  "[--traces DIR] [--workdir DIR]\n"
+                                  "usage: sim_throughput [--mode speed|rss|defaults|segments] [--size 10M] "
+                                  "[--threads 1,2] [--gpu QV100] [--memory full|perfect] [--rss-sizes 2M,50M] "
+                                  "[--repeat 1] [--traces DIR] [--workdir DIR] [--workloads vecadd,graph] "
+                                  "[--segments 1024,256]\n"
                                   "speed: warp instructions/s, simulated cycles/s, ns per warp instruction and peak "
                                   "RSS of the generated stencil2d, gemm and graph workloads and the sample traces, "
                                   "per thread count.\n"
                                   "rss: peak RSS of the graph workload at each size and the ratio to the first.\n"
+                                  "segments: each workload converted whole and with each segment size: file size, "
+                                  "one-thread wall time and peak RSS.\n"
                                   "defaults: every partition x schedule x handshake on the largest thread count "
                                   "against seq.\n"))
     return 0;
@@ -232,6 +272,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string mode = "speed", size = "10M", memory = "full", thread_list = "1,2", rss_sizes = "2M,50M";
+  std::string segment_list = "1024,256", workload_list = "vecadd,graph";
   int repeat = 1;
   Options o;
   fs::path traces_dir = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
@@ -245,6 +286,8 @@ int main(int argc, char** argv) {
     else if (k == "--memory") memory = v;
     else if (k == "--threads") thread_list = v;
     else if (k == "--rss-sizes") rss_sizes = v;
+    else if (k == "--segments") segment_list = v;
+    else if (k == "--workloads") workload_list = v;
     else if (k == "--repeat") repeat = std::max(1, std::atoi(v.c_str()));
     else if (k == "--workdir") workdir = v;
     else {
@@ -256,8 +299,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--memory: expected full or perfect\n");
     return 2;
   }
-  if (mode != "speed" && mode != "rss" && mode != "defaults") {
-    std::fprintf(stderr, "--mode: expected speed, rss or defaults\n");
+  if (mode != "speed" && mode != "rss" && mode != "defaults" && mode != "segments") {
+    std::fprintf(stderr, "--mode: expected speed, rss, defaults or segments\n");
     return 2;
   }
   std::vector<uint32_t> threads;
@@ -272,6 +315,10 @@ int main(int argc, char** argv) {
       std::vector<uint64_t> sizes;
       for (const std::string& s : split(rss_sizes)) sizes.push_back(lockstep::parse_size(s));
       mode_rss(o, workdir, sizes);
+      return 0;
+    }
+    if (mode == "segments") {
+      mode_segments(o, workdir, split(workload_list), lockstep::parse_size(size), split(segment_list));
       return 0;
     }
     std::vector<Trace> traces;
