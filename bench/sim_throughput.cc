@@ -21,12 +21,13 @@
 // marked "default").
 //
 // --mode segments: `lockstep gen W --size N` for each of --workloads
-// (vecadd,graph), converted whole and with each --segment-insts of --segments
-// (1024,256), run on one thread: file size, wall time and peak RSS of each.
+// (vecadd,graph), converted with each --segment-insts of --segments
+// (0,1024,256; 0: blocks whole), run on one thread: file size, wall time and
+// peak RSS of each.
 //
 // usage: sim_throughput [--mode speed|rss|defaults|segments] [--size 10M] [--threads 1,2] [--gpu QV100]
 //                       [--memory full|perfect] [--rss-sizes 2M,50M] [--repeat 1] [--traces DIR] [--workdir DIR]
-//                       [--workloads vecadd,graph] [--segments 1024,256]
+//                       [--workloads vecadd,graph] [--segments 0,1024,256]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -191,23 +192,22 @@ void mode_rss(const Options& o, const fs::path& workdir, const std::vector<uint6
 // run on one thread; peak RSS, wall time and file size, in one run.
 void mode_segments(const Options& o, const fs::path& workdir, const std::vector<std::string>& workloads,
                    uint64_t size, const std::vector<std::string>& segment_sizes) {
-  std::printf("sim_throughput --mode segments: lockstep gen W --size %s, converted with each --segment-insts, run "
-              "on %s%s, one thread\n",
+  std::printf("sim_throughput --mode segments: lockstep gen W --size %s, converted with each --segment-insts (0: "
+              "blocks whole), run on %s%s, one thread\n",
               size_name(size).c_str(), o.gpu.c_str(), o.perfect ? " with --perfect-memory" : " (full memory system)");
   std::printf("%-16s %14s %12s %10s %8s %10s\n", "trace", "segment insts", "warp insts", "file MB", "wall s",
               "RSS MB");
   for (const std::string& w : workloads) {
-    const fs::path whole = generate(o, workdir, w, size, 1, segment_sizes);
-    for (size_t i = 0; i <= segment_sizes.size(); ++i) {
-      const bool is_whole = i == segment_sizes.size();
-      const std::string label = is_whole ? "whole (0)" : segment_sizes[i];
-      const fs::path lst = is_whole ? whole : fs::path(whole.string().substr(0, whole.string().size() - 4) + "-S" +
-                                                       segment_sizes[i] + ".lst");
+    const fs::path plain = generate(o, workdir, w, size, 1, segment_sizes);
+    fs::remove(plain);
+    const std::string stem = plain.string().substr(0, plain.string().size() - 4);
+    for (const std::string& n : segment_sizes) {
+      const fs::path lst = stem + "-S" + n + ".lst";
       const double mb = double(fs::file_size(lst)) / 1e6;
       const Run r = run_lockstep(o, lst.string(), o.gpu, o.perfect, {"--threads", "1"});
-      if (!r.ok) std::printf("%-16s %14s FAILED\n", (w + " " + size_name(size)).c_str(), label.c_str());
+      if (!r.ok) std::printf("%-16s %14s FAILED\n", (w + " " + size_name(size)).c_str(), n.c_str());
       else
-        std::printf("%-16s %14s %12llu %10.2f %8.2f %10.1f\n", (w + " " + size_name(size)).c_str(), label.c_str(),
+        std::printf("%-16s %14s %12llu %10.2f %8.2f %10.1f\n", (w + " " + size_name(size)).c_str(), n.c_str(),
                     r.insts, mb, r.wall, r.rss_mb);
       fs::remove(lst);
     }
@@ -257,12 +257,12 @@ int main(int argc, char** argv) {
                                   "usage: sim_throughput [--mode speed|rss|defaults|segments] [--size 10M] "
                                   "[--threads 1,2] [--gpu QV100] [--memory full|perfect] [--rss-sizes 2M,50M] "
                                   "[--repeat 1] [--traces DIR] [--workdir DIR] [--workloads vecadd,graph] "
-                                  "[--segments 1024,256]\n"
+                                  "[--segments 0,1024,256]\n"
                                   "speed: warp instructions/s, simulated cycles/s, ns per warp instruction and peak "
                                   "RSS of the generated stencil2d, gemm and graph workloads and the sample traces, "
                                   "per thread count.\n"
                                   "rss: peak RSS of the graph workload at each size and the ratio to the first.\n"
-                                  "segments: each workload converted whole and with each segment size: file size, "
+                                  "segments: each workload converted with each segment size (0: whole): file size, "
                                   "one-thread wall time and peak RSS.\n"
                                   "defaults: every partition x schedule x handshake on the largest thread count "
                                   "against seq.\n"))
@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string mode = "speed", size = "10M", memory = "full", thread_list = "1,2", rss_sizes = "2M,50M";
-  std::string segment_list = "1024,256", workload_list = "vecadd,graph";
+  std::string segment_list = "0,1024,256", workload_list = "vecadd,graph";
   int repeat = 1;
   Options o;
   fs::path traces_dir = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";

@@ -67,7 +67,8 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp.trace_size = uint32_t(wt.insts.size());
     warp.warp_index = uint32_t(i);
     warp.next_segment = 1;
-    warp.more = trace.segments > 1 && wt.insts.size() == trace.segment_insts;
+    warp.segments_more = trace.segments > 1 && wt.insts.size() == trace.segment_insts;
+    warp.more = warp.segments_more;
     point_at_next(warp);
     warp_changed(slots[i]);
     base_of(schedulers_[layout_.subcore(slots[i])]).add_warp(slots[i]);
@@ -208,43 +209,56 @@ bool Sm::try_issue(WarpState& w, const TimedInstruction& ti, uint32_t slot, uint
 }
 
 void Sm::extend_window(WarpState& w, uint32_t slot) {
-  // The rest of what it holds, then the next segments' part of its trace,
-  // into a fresh window; the indices move to the window's start.
-  const auto is_memory = [this](uint32_t id) { return (*program_)[id].has_addresses; };
-  WarpTrace& fresh = window_scratch_;
-  fresh.clear();
-  fresh.warp_id = w.trace->warp_id;
-  append_instructions(fresh, *w.trace, w.next_issue, w.trace_size, is_memory);
-  const BlockTrace& first = *slots_.trace(w.block);
-  while (w.more && fresh.insts.size() < window_margin_) {
-    BlockTrace& segment = slots_.segment(w.block, w.next_segment);
-    size_t n = 0;
-    if (w.warp_index < segment.warps.size()) {
-      WarpTrace& part = segment.warps[w.warp_index];
-      n = part.insts.size();
-      append_instructions(fresh, part, 0, n, is_memory);
-      // Copied: its storage goes (the other warps may run far behind, and
-      // the segment waits for them).
-      std::vector<WarpInstruction>().swap(part.insts);
-      part.addrs = LaneAddressStore();
-    }
-    ++w.next_segment;
-    w.more = n == first.segment_insts && w.next_segment < first.segments;
+  // A bridge has run into its tail: read that segment's part directly, from
+  // where the bridge has got to.
+  if (w.bridge_head != kNoBridge && w.tail_held < w.tail_size) {
+    const WarpTrace& part = slots_.segment(w.block, w.reading_segment).warps[w.warp_index];
+    const uint32_t shift = w.bridge_head;
+    w.window_base += shift;
+    w.next_fetch -= shift;
+    w.next_issue -= shift;
+    w.trace = &part;
+    w.trace_size = uint32_t(part.insts.size());
+    w.bridge_head = kNoBridge;
+    w.more = w.segments_more;
   }
-  std::swap(windows_[slot], fresh);
-  w.window_base += w.next_issue;
-  w.next_fetch -= w.next_issue;
-  w.next_issue = 0;
-  w.trace = &windows_[slot];
-  w.trace_size = uint32_t(w.trace->insts.size());
-  point_at_next(w);  // its copy's addresses now refer to the window
+  if (w.more && w.trace_size - w.next_issue < window_margin_) {
+    // A bridge: what is left of what it reads, then the next segments' parts
+    // until fetch's look-ahead fits, the last of them only up to that.
+    const auto is_memory = [this](uint32_t id) { return (*program_)[id].has_addresses; };
+    WarpTrace& fresh = window_scratch_;
+    fresh.clear();
+    fresh.warp_id = w.trace->warp_id;
+    append_instructions(fresh, *w.trace, w.next_issue, w.trace_size, is_memory);
+    const BlockTrace& first = *slots_.trace(w.block);
+    w.bridge_head = kNoBridge;
+    w.reading_segment = kNoBridge;  // (reads no segment once the bridge holds all it has left)
+    while (w.segments_more && fresh.insts.size() < window_margin_) {
+      const BlockTrace& segment = slots_.segment(w.block, w.next_segment);
+      const WarpTrace* part = w.warp_index < segment.warps.size() ? &segment.warps[w.warp_index] : nullptr;
+      const uint32_t n = part ? uint32_t(part->insts.size()) : 0;
+      w.bridge_head = uint32_t(fresh.insts.size());
+      w.reading_segment = w.next_segment;
+      w.tail_size = n;
+      w.tail_held = std::min(n, window_margin_);
+      if (part) append_instructions(fresh, *part, 0, w.tail_held, is_memory);
+      ++w.next_segment;
+      w.segments_more = n == first.segment_insts && w.next_segment < first.segments;
+    }
+    w.more = (w.bridge_head != kNoBridge && w.tail_held < w.tail_size) || w.segments_more;
+    std::swap(windows_[slot], fresh);
+    w.window_base += w.next_issue;
+    w.next_fetch -= w.next_issue;
+    w.next_issue = 0;
+    w.trace = &windows_[slot];
+    w.trace_size = uint32_t(w.trace->insts.size());
+  }
+  point_at_next(w);  // its copy's addresses now refer to what it reads
   // Segments no warp of the block reads any more go.
   uint32_t needed = UINT32_MAX;
   for (uint32_t ws : slots_.warp_slots(w.block)) {
     const WarpState& other = warps_[ws];
-    if (!other.active) continue;
-    if (other.trace != &windows_[ws]) needed = 0;  // still reads the first segment
-    else if (other.more) needed = std::min(needed, other.next_segment);
+    if (other.active) needed = std::min(needed, other.reading_segment);
   }
   slots_.drop_segments_before(w.block, needed);
 }

@@ -49,9 +49,17 @@ struct alignas(64) WarpState {
   uint32_t block = 0;           // block slot
   uint64_t fetch_blocked_until = 0;
   uint64_t age = 0;             // launch order, for GTO
+  // A warp of a block stored in segments reads each segment's part of its
+  // trace directly, and crosses from one to the next on a bridge: a small
+  // window holding what was left of the one and the start of the next (its
+  // tail), see Sm::extend_window.
   uint32_t warp_index = 0;      // in its block
   uint32_t window_base = 0;     // trace index of trace->insts[0]
-  uint32_t next_segment = 0;    // the block segment its window takes next
+  uint32_t next_segment = 0;    // the block segment it takes next
+  uint32_t reading_segment = 0; // the segment whose part it reads (on a bridge: the tail's); UINT32_MAX: none
+  uint32_t bridge_head = UINT32_MAX;  // on a bridge: where the tail starts in it; UINT32_MAX: not on one
+  uint32_t tail_held = 0, tail_size = 0;  // of the tail part: instructions the bridge holds, and all
+  bool segments_more = false;   // the block has segments with more of its trace after those taken
   // LDGSTS groups: copies join the open group (number `groups_closed`);
   // LDGDEPBAR closes it; DEPBAR waits for the closed groups to drain.
   uint32_t groups_closed = 0;
