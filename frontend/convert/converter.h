@@ -24,7 +24,7 @@ struct ConvertOptions {
   // Blocks with a warp longer than this are stored in segments of this many
   // instructions per warp (0: every block whole), so that a simulator holds
   // a segment of each resident block rather than the whole block.
-  uint32_t segment_insts = 1024;
+  uint32_t segment_insts = 256;
   size_t raw_group_budget = size_t(64) << 20;  // memory for grouping raw tracer output before spilling
   WarningHandler warn = print_warning;
   // A kernel that is not whole is an error, or with kAllow a warning recorded
