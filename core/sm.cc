@@ -73,8 +73,8 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp_changed(slots[i]);
     base_of(schedulers_[layout_.subcore(slots[i])]).add_warp(slots[i]);
   }
-  // Segments too short for fetch's look-ahead: windows from the start (once
-  // every warp of the block is in place: a window drops what none reads).
+  // Segments too short for fetch's look-ahead: bridges from the start (once
+  // every warp of the block is in place: a bridge drops segments none reads).
   for (uint32_t slot : slots)
     if (warps_[slot].more && warps_[slot].trace_size < window_margin_) extend_window(warps_[slot], slot);
   // Warps with an empty trace finish at once.
