@@ -30,7 +30,7 @@ namespace {
 
 ConvertOptions segmented(uint32_t segment_insts) {
   ConvertOptions o;
-  o.jobs = 2;
+  o.jobs = 1;  // (one thread: the thread sanitizer build runs these tests)
   o.warn = nullptr;
   o.segment_insts = segment_insts;
   return o;
@@ -115,6 +115,15 @@ TEST(Segments, EveryModelGivesTheTextTracesStatisticsForAnySegmentSize) {
       }
     }
   }
+}
+
+// The SMs of a 2-thread run take segments on both threads (also run by the
+// thread sanitizer build).
+TEST(Segments, TheCycleModelOnTwoThreadsTakesSegmentsAsItsWarpsNeedThem) {
+  test::ScratchDir dir("seg-2t");
+  const auto text = test::shared_traces() / "lud-kernel8-sm70";
+  convert_text_trace(text, dir / "t.lst", segmented(3));
+  EXPECT_EQ(stats_of(dir / "t.lst", "QV100", "cycle", 2), stats_of(text, "QV100", "cycle", 1));
 }
 
 TEST(Segments, TheFeedKeepsOnlySegmentsOfBlocksHandedOut) {
