@@ -5,6 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "frontend/trace/trace_error.h"
 #include "memsys/functional/functional_gpu.h"
 #include "parallel/run_models.h"
 #include "parallel/run_plan.h"
@@ -75,10 +76,12 @@ SimulationReport run_memory(TraceSource& trace, const GpuSpec& spec, const RunOp
         for (const MemcpyHtoD& copy : job.copies_before) gpu.copy_to_device(copy.address, copy.bytes);
       const Occupancy occupancy = launch_occupancy(spec, m.kernels.at(job.kernel_index));
       const uint32_t wave = spec.sms * occupancy.blocks_per_sm;
-      std::unique_ptr<BlockCursor> blocks = trace.open_blocks_ahead(job.kernel_index, wave);
+      std::unique_ptr<BlockCursor> blocks = trace.open_blocks_ahead(job.kernel_index, wave, BlockParts::kFirstSegment);
       if (!blocks) blocks = trace.open_blocks(job.kernel_index);
       FunctionalKernelResult f =
           gpu.run_kernel(*job.program, trace.static_table(job.kernel_index), *blocks, occupancy);
+      // A later segment that could not be read (BlockSegments): its warps ended early.
+      if (blocks->segments() && blocks->segments()->failed()) throw TraceError(blocks->segments()->failure());
       KernelResult r;
       r.kernel_index = job.kernel_index;
       r.complete = true;

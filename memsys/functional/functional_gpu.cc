@@ -102,7 +102,7 @@ FunctionalKernelResult FunctionalGpu::run_kernel(KernelProgram& program, const S
                                                  BlockCursor& blocks, const Occupancy& occupancy) {
   const uint32_t nsms = uint32_t(sms_.size());
   for (auto& sm : sms_) {
-    sm->start_kernel(program, occupancy);
+    sm->start_kernel(program, occupancy, blocks.segments());
     sm->take_spent_blocks(spare_blocks_);
   }
   const uint64_t wave = uint64_t(nsms) * occupancy.blocks_per_sm;

@@ -22,8 +22,9 @@ FunctionalSm::FunctionalSm(const GpuSpec& spec, const AddressMap& map)
   missed_.reserve(128);
 }
 
-void FunctionalSm::start_kernel(const KernelProgram& program, const Occupancy& occupancy) {
+void FunctionalSm::start_kernel(const KernelProgram& program, const Occupancy& occupancy, BlockSegments* segments) {
   program_ = &program;
+  segments_ = segments;
   blocks_per_sm_ = occupancy.blocks_per_sm;
   for (BlockSlot& s : slots_)
     if (s.trace) spent_.push_back(std::move(s.trace));
@@ -40,8 +41,10 @@ void FunctionalSm::start_kernel(const KernelProgram& program, const Occupancy& o
 void FunctionalSm::place(uint32_t slot, std::unique_ptr<BlockTrace> block) {
   ++stats_.blocks_launched;
   uint32_t warps = 0;
+  slots_[slot].reading.assign(block->warps.size(), 0);
   for (const WarpTrace& w : block->warps) {
-    warps_.push_back(Warp{&w, 0, slot, false});
+    const bool more = block->segments > 1 && w.insts.size() == block->segment_insts;
+    warps_.push_back(Warp{&w, 0, slot, false, more, warps, 1});
     ++warps;
   }
   if (warps == 0) {  // nothing to run: retires at once
@@ -78,9 +81,13 @@ void FunctionalSm::run(bool more_coming, uint64_t step_limit) {
     if (w.done || !turn(w)) continue;
     w.done = true;
     const uint32_t slot = w.block;
+    slots_[slot].reading[w.index] = UINT32_MAX;
     if (--slots_[slot].warps_left > 0) continue;
     // The block retires; the next one given takes its slot.
     spent_.push_back(std::move(slots_[slot].trace));
+    for (auto& seg : slots_[slot].later)
+      if (spare_segments_.size() < 2 * slots_.size()) spare_segments_.push_back(std::move(seg));
+    slots_[slot].later.clear();
     --resident_blocks_;
     while (!slots_[slot].trace && !queued_.empty()) {
       std::unique_ptr<BlockTrace> block = std::move(queued_.front());
@@ -95,20 +102,68 @@ void FunctionalSm::run(bool more_coming, uint64_t step_limit) {
 }
 
 bool FunctionalSm::turn(Warp& w) {
-  const std::vector<WarpInstruction>& insts = w.trace->insts;
   const KernelProgram& program = *program_;
-  while (w.next < insts.size()) {
-    const WarpInstruction& wi = insts[w.next++];
-    ++stats_.warp_insts;
-    const uint32_t active = uint32_t(std::popcount(wi.active_mask));
-    stats_.thread_insts += active;
-    const TimedInstruction& ti = program[wi.static_id];
-    if (ti.kind == InstKind::kMemory) {
-      memory_instruction(ti, wi, active, *w.trace);
-      break;
+  for (;;) {
+    const std::vector<WarpInstruction>& insts = w.trace->insts;
+    while (w.next < insts.size()) {
+      const WarpInstruction& wi = insts[w.next++];
+      ++stats_.warp_insts;
+      const uint32_t active = uint32_t(std::popcount(wi.active_mask));
+      stats_.thread_insts += active;
+      const TimedInstruction& ti = program[wi.static_id];
+      if (ti.kind == InstKind::kMemory) {
+        memory_instruction(ti, wi, active, *w.trace);
+        // Whether it ended: its next segment's part may be empty.
+        while (w.next >= w.trace->insts.size() && w.segments_more) next_part(w);
+        return w.next >= w.trace->insts.size();
+      }
+    }
+    if (!w.segments_more) return true;
+    next_part(w);
+  }
+}
+
+void FunctionalSm::next_part(Warp& w) {
+  BlockSlot& b = slots_[w.block];
+  const BlockTrace& first = *b.trace;
+  BlockTrace* segment = nullptr;
+  for (const auto& s : b.later)
+    if (s->segment == w.next_segment) segment = s.get();
+  if (!segment) {
+    std::unique_ptr<BlockTrace> s;
+    if (!spare_segments_.empty()) {
+      s = std::move(spare_segments_.back());
+      spare_segments_.pop_back();
+    } else {
+      s = std::make_unique<BlockTrace>();
+    }
+    if (segments_) segments_->take(first.ordinal, w.next_segment, *s);
+    else s->warps.clear();  // (a block in segments comes with its kernel's BlockSegments)
+    s->segment = w.next_segment;
+    segment = s.get();
+    b.later.push_back(std::move(s));
+  }
+  static const WarpTrace kEmpty;
+  w.trace = w.index < segment->warps.size() ? &segment->warps[w.index] : &kEmpty;
+  w.next = 0;
+  b.reading[w.index] = w.next_segment;
+  ++w.next_segment;
+  w.segments_more = w.trace->insts.size() == first.segment_insts && w.next_segment < first.segments;
+  // Segments none of the block's warps reads go (the first keeps its id).
+  const uint32_t needed = *std::min_element(b.reading.begin(), b.reading.end());
+  if (needed > 0)
+    for (WarpTrace& part : b.trace->warps) {
+      std::vector<WarpInstruction>().swap(part.insts);
+      part.addrs = LaneAddressStore();
+    }
+  for (size_t i = 0; i < b.later.size();) {
+    if (b.later[i]->segment < needed) {
+      if (spare_segments_.size() < 2 * slots_.size()) spare_segments_.push_back(std::move(b.later[i]));
+      b.later.erase(b.later.begin() + ptrdiff_t(i));
+    } else {
+      ++i;
     }
   }
-  return w.next >= insts.size();
 }
 
 void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, uint32_t active_lanes,

@@ -37,6 +37,7 @@
 #include "core/occupancy.h"
 #include "core/sm_stats.h"
 #include "frontend/trace/block_trace.h"
+#include "frontend/trace/block_segments.h"
 #include "memsys/address_map.h"
 #include "memsys/functional/l2_request.h"
 
@@ -47,8 +48,11 @@ class FunctionalSm {
   FunctionalSm(const GpuSpec& spec, const AddressMap& map);
 
   // A new kernel: `program` resolves its instructions; the L1 is invalidated
-  // and sized from the carve-out; up to occupancy.blocks_per_sm blocks are resident at once.
-  void start_kernel(const KernelProgram& program, const Occupancy& occupancy);
+  // and sized from the carve-out; up to occupancy.blocks_per_sm blocks are
+  // resident at once. `segments`: the later segments of blocks given as their
+  // first (null when blocks come whole); a warp goes on to its next
+  // segment's part when it ends one, as if the trace were whole.
+  void start_kernel(const KernelProgram& program, const Occupancy& occupancy, BlockSegments* segments = nullptr);
   // The next block placed on this SM.
   void give(std::unique_ptr<BlockTrace> block) { queued_.push_back(std::move(block)); }
   // Runs until a retired block's slot needs a block not given yet (when
@@ -71,14 +75,19 @@ class FunctionalSm {
 
  private:
   struct Warp {
-    const WarpTrace* trace = nullptr;
+    const WarpTrace* trace = nullptr;  // its trace, or the part of it in the segment it reads
     uint32_t next = 0;    // next instruction
     uint32_t block = 0;   // slot of its block
     bool done = false;
+    bool segments_more = false;  // a later segment has more of its trace
+    uint32_t index = 0;          // in its block
+    uint32_t next_segment = 1;
   };
   struct BlockSlot {
-    std::unique_ptr<BlockTrace> trace;
+    std::unique_ptr<BlockTrace> trace;  // the block, or its first segment
     uint32_t warps_left = 0;
+    std::vector<std::unique_ptr<BlockTrace>> later;  // segments taken and still read
+    std::vector<uint32_t> reading;  // per warp of the block: the segment it reads (UINT32_MAX once ended)
   };
 
   // Fills free slots from the queue; false when a slot stays free.
@@ -86,6 +95,9 @@ class FunctionalSm {
   void place(uint32_t slot, std::unique_ptr<BlockTrace> block);
   // Runs warp `w` up to and including its next memory instruction; true when it ends.
   bool turn(Warp& w);
+  // The warp's next segment's part: taken when it is the first of its block to
+  // need it; segments no warp of the block reads any more go.
+  void next_part(Warp& w);
   // `active_lanes`: the lanes of wi.active_mask (one address each, when the instruction has addresses).
   void memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, uint32_t active_lanes,
                           const WarpTrace& trace);
@@ -103,6 +115,8 @@ class FunctionalSm {
   const GpuSpec& spec_;
   L1CachePolicy l1_;
   const KernelProgram* program_ = nullptr;
+  BlockSegments* segments_ = nullptr;
+  std::vector<std::unique_ptr<BlockTrace>> spare_segments_;
   uint32_t blocks_per_sm_ = 0;
   std::vector<BlockSlot> slots_;
   uint32_t resident_blocks_ = 0;
