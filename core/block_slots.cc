@@ -20,7 +20,7 @@ uint32_t BlockSlots::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> b
   b.active = true;
   b.trace = std::move(block);
   b.segments = l.segments;
-  b.first_dropped = false;
+  b.later.clear();
   b.warp_slots.clear();
   b.at_barrier = 0;
   b.live_warps = 0;
@@ -53,53 +53,17 @@ void BlockSlots::arrive_at_barrier(uint32_t block) {
 
 BlockTrace& BlockSlots::segment(uint32_t block, uint32_t segment) {
   Block& b = blocks_[block];
-  for (const auto& s : b.later)
-    if (s->segment == segment) return *s;
-  std::unique_ptr<BlockTrace> s;
-  if (!spare_segments_.empty()) {
-    s = std::move(spare_segments_.back());
-    spare_segments_.pop_back();
-  } else {
-    s = std::make_unique<BlockTrace>();
-  }
-  if (b.segments) {
-    b.segments->take(b.trace->ordinal, segment, *s);
-  } else {
-    s->warps.clear();  // (a block in segments comes with its launch's BlockSegments)
-  }
-  s->segment = segment;
-  b.later.push_back(std::move(s));
-  return *b.later.back();
-}
-
-void BlockSlots::recycle_segment(std::unique_ptr<BlockTrace> segment) {
-  // A few per block slot: as many as the blocks hold at once, about.
-  if (spare_segments_.size() < 2 * blocks_.size()) spare_segments_.push_back(std::move(segment));
+  return b.later.get(b.segments, *b.trace, segment);
 }
 
 void BlockSlots::drop_segments_before(uint32_t block, uint32_t needed) {
   Block& b = blocks_[block];
-  if (needed > 0 && !b.first_dropped) {
-    for (WarpTrace& w : b.trace->warps) {
-      std::vector<WarpInstruction>().swap(w.insts);
-      w.addrs = LaneAddressStore();
-    }
-    b.first_dropped = true;
-  }
-  for (size_t i = 0; i < b.later.size();) {
-    if (b.later[i]->segment < needed) {
-      recycle_segment(std::move(b.later[i]));
-      b.later.erase(b.later.begin() + ptrdiff_t(i));
-    } else {
-      ++i;
-    }
-  }
+  b.later.drop_before(*b.trace, needed);
 }
 
 void BlockSlots::retire(uint32_t block) {
   Block& b = blocks_[block];
   b.active = false;
-  for (auto& s : b.later) recycle_segment(std::move(s));
   b.later.clear();
   spent_.push_back(std::move(b.trace));  // its storage goes back to the trace reader (take_spent_blocks)
   --resident_blocks_;

@@ -15,6 +15,7 @@
 #include "core/occupancy.h"
 #include "configs/spec/sm_spec.h"
 #include "frontend/trace/block_segments.h"
+#include "frontend/trace/held_segments.h"
 #include "frontend/trace/block_trace.h"
 
 namespace lockstep {
@@ -85,14 +86,12 @@ class BlockSlots {
     bool active = false;
     std::unique_ptr<BlockTrace> trace;
     BlockSegments* segments = nullptr;
-    std::vector<std::unique_ptr<BlockTrace>> later;  // segments taken and still read, in order
-    bool first_dropped = false;
+    HeldSegments later;  // its later segments taken and still read
     std::vector<uint32_t> warp_slots;
     uint32_t live_warps = 0;
     uint32_t at_barrier = 0;
   };
   void retire(uint32_t block);
-  void recycle_segment(std::unique_ptr<BlockTrace> segment);
 
   std::vector<Block> blocks_;     // max_blocks slots
   std::vector<bool> warp_taken_;  // max_warps slots
@@ -102,7 +101,6 @@ class BlockSlots {
   uint32_t current_kernel_ = UINT32_MAX;
   std::vector<uint32_t> opened_;  // blocks whose barrier opens at the next release
   std::vector<std::unique_ptr<BlockTrace>> spent_;
-  std::vector<std::unique_ptr<BlockTrace>> spare_segments_;
 };
 
 template <typename Release>

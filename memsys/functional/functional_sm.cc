@@ -85,8 +85,6 @@ void FunctionalSm::run(bool more_coming, uint64_t step_limit) {
     if (--slots_[slot].warps_left > 0) continue;
     // The block retires; the next one given takes its slot.
     spent_.push_back(std::move(slots_[slot].trace));
-    for (auto& seg : slots_[slot].later)
-      if (spare_segments_.size() < 2 * slots_.size()) spare_segments_.push_back(std::move(seg));
     slots_[slot].later.clear();
     --resident_blocks_;
     while (!slots_[slot].trace && !queued_.empty()) {
@@ -125,45 +123,15 @@ bool FunctionalSm::turn(Warp& w) {
 
 void FunctionalSm::next_part(Warp& w) {
   BlockSlot& b = slots_[w.block];
-  const BlockTrace& first = *b.trace;
-  BlockTrace* segment = nullptr;
-  for (const auto& s : b.later)
-    if (s->segment == w.next_segment) segment = s.get();
-  if (!segment) {
-    std::unique_ptr<BlockTrace> s;
-    if (!spare_segments_.empty()) {
-      s = std::move(spare_segments_.back());
-      spare_segments_.pop_back();
-    } else {
-      s = std::make_unique<BlockTrace>();
-    }
-    if (segments_) segments_->take(first.ordinal, w.next_segment, *s);
-    else s->warps.clear();  // (a block in segments comes with its kernel's BlockSegments)
-    s->segment = w.next_segment;
-    segment = s.get();
-    b.later.push_back(std::move(s));
-  }
+  const BlockTrace& segment = b.later.get(segments_, *b.trace, w.next_segment);
   static const WarpTrace kEmpty;
-  w.trace = w.index < segment->warps.size() ? &segment->warps[w.index] : &kEmpty;
+  w.trace = w.index < segment.warps.size() ? &segment.warps[w.index] : &kEmpty;
   w.next = 0;
   b.reading[w.index] = w.next_segment;
   ++w.next_segment;
-  w.segments_more = w.trace->insts.size() == first.segment_insts && w.next_segment < first.segments;
-  // Segments none of the block's warps reads go (the first keeps its id).
-  const uint32_t needed = *std::min_element(b.reading.begin(), b.reading.end());
-  if (needed > 0)
-    for (WarpTrace& part : b.trace->warps) {
-      std::vector<WarpInstruction>().swap(part.insts);
-      part.addrs = LaneAddressStore();
-    }
-  for (size_t i = 0; i < b.later.size();) {
-    if (b.later[i]->segment < needed) {
-      if (spare_segments_.size() < 2 * slots_.size()) spare_segments_.push_back(std::move(b.later[i]));
-      b.later.erase(b.later.begin() + ptrdiff_t(i));
-    } else {
-      ++i;
-    }
-  }
+  w.segments_more = w.trace->insts.size() == b.trace->segment_insts && w.next_segment < b.trace->segments;
+  // Segments none of the block's warps reads go.
+  b.later.drop_before(*b.trace, *std::min_element(b.reading.begin(), b.reading.end()));
 }
 
 void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, uint32_t active_lanes,

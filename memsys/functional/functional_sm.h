@@ -38,6 +38,7 @@
 #include "core/sm_stats.h"
 #include "frontend/trace/block_trace.h"
 #include "frontend/trace/block_segments.h"
+#include "frontend/trace/held_segments.h"
 #include "memsys/address_map.h"
 #include "memsys/functional/l2_request.h"
 
@@ -86,7 +87,7 @@ class FunctionalSm {
   struct BlockSlot {
     std::unique_ptr<BlockTrace> trace;  // the block, or its first segment
     uint32_t warps_left = 0;
-    std::vector<std::unique_ptr<BlockTrace>> later;  // segments taken and still read
+    HeldSegments later;  // its later segments taken and still read
     std::vector<uint32_t> reading;  // per warp of the block: the segment it reads (UINT32_MAX once ended)
   };
 
@@ -116,7 +117,6 @@ class FunctionalSm {
   L1CachePolicy l1_;
   const KernelProgram* program_ = nullptr;
   BlockSegments* segments_ = nullptr;
-  std::vector<std::unique_ptr<BlockTrace>> spare_segments_;
   uint32_t blocks_per_sm_ = 0;
   std::vector<BlockSlot> slots_;
   uint32_t resident_blocks_ = 0;
