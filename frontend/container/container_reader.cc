@@ -217,9 +217,9 @@ void ContainerReader::open_and_validate() {
         }
         k->groups.push_back(uint32_t(k->chunks.size()));
       } else {
-        const ChunkInfo& first = k->chunks[k->groups.empty() ? 0 : k->groups.back()];
-        if (k->groups.empty() || e.segment() != first.segments || e.first_block() != first.first_block ||
-            e.num_blocks() != first.num_blocks || e.segment() >= group_segments)
+        const ChunkInfo* first = k->groups.empty() ? nullptr : &k->chunks[k->groups.back()];
+        if (!first || e.segment() != first->segments || e.first_block() != first->first_block ||
+            e.num_blocks() != first->num_blocks || e.segment() >= group_segments)
           throw TraceError(p + cn + ": segment " + std::to_string(e.segment()) + " of blocks from " +
                            std::to_string(e.first_block()) + " does not follow the chunks of its blocks");
       }
@@ -288,14 +288,18 @@ const ContainerReader::LoadedTable& ContainerReader::loaded_table(uint32_t k) co
 
 const StaticTable& ContainerReader::kernel_table(uint32_t k) const { return loaded_table(k).table; }
 
-uint32_t ContainerReader::chunk_of_block(uint32_t k, uint32_t ordinal) const {
+uint32_t ContainerReader::group_of_block(uint32_t k, uint32_t ordinal) const {
   const Kernel& kn = kernel(k);
   if (ordinal >= kn.blocks.size())
     throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(ordinal) +
                      " out of range (" + std::to_string(kn.blocks.size()) + " blocks)");
   auto it = std::upper_bound(kn.groups.begin(), kn.groups.end(), ordinal,
                              [&](uint32_t o, uint32_t c) { return o < kn.chunks[c].first_block; });
-  return *(it - 1);
+  return uint32_t(it - kn.groups.begin()) - 1;
+}
+
+uint32_t ContainerReader::chunk_of_block(uint32_t k, uint32_t ordinal) const {
+  return kernel(k).groups[group_of_block(k, ordinal)];
 }
 
 void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out) const {
@@ -416,13 +420,11 @@ void ContainerReader::give_stream_storage(std::unique_ptr<StreamStorage> storage
 }
 
 BlockTrace ContainerReader::read_block(uint32_t k, uint32_t ordinal) const {
-  const uint32_t c = chunk_of_block(k, ordinal);
-  const Kernel& kn = kernel(k);
-  const uint32_t g = uint32_t(std::lower_bound(kn.groups.begin(), kn.groups.end(), c) - kn.groups.begin());
+  const uint32_t g = group_of_block(k, ordinal);
   std::vector<BlockTrace> blocks;
   thread_local ChunkScratch scratch;
   read_group(k, g, blocks, scratch, Parts::kWhole);
-  return std::move(blocks[ordinal - kn.chunks[c].first_block]);
+  return std::move(blocks[ordinal - kernel(k).chunks[group_chunk(k, g)].first_block]);
 }
 
 uint64_t ContainerReader::check_every_frame() const {

@@ -64,6 +64,8 @@ class ContainerReader {
   const std::vector<ChunkInfo>& chunks(uint32_t k) const { return kernel(k).chunks; }
   // Index of the chunk holding block `ordinal` of kernel k (its first segment).
   uint32_t chunk_of_block(uint32_t k, uint32_t ordinal) const;
+  // Index of the group holding block `ordinal` of kernel k.
+  uint32_t group_of_block(uint32_t k, uint32_t ordinal) const;
   // Per-warp instructions per segment of kernel k's blocks (0: blocks whole).
   uint32_t segment_insts(uint32_t k) const { return kernel(k).segment_insts; }
   // Groups of blocks: a group's first chunk holds their first segments, the

@@ -1281,6 +1281,17 @@ TEST_F(ContainerCorruption, FlippedByteInTable) {
   EXPECT_EQ(r.kernel_table(0).size(), fx.tables[0].size());
 }
 
+// A chunk that says it holds a later segment must follow its blocks' first
+// chunk and the segments before it; the first chunk of a kernel can be none.
+TEST_F(ContainerCorruption, SegmentChunksOutOfPlace) {
+  proto::TraceFooter f = footer_of(bytes);
+  f.mutable_kernels(1)->mutable_chunks(0)->set_segment(1);
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 1 chunk 0: segment 1 of blocks from 0 does not follow");
+  f = footer_of(bytes);
+  f.mutable_kernels(1)->mutable_chunks(2)->set_segment(1);  // its blocks are whole: they have no segment 1
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 1 chunk 2: segment 1 of blocks from");
+}
+
 TEST_F(ContainerCorruption, IndexPointsPastTheEnd) {
   proto::TraceFooter f = footer_of(bytes);
   f.mutable_kernels(1)->mutable_chunks(2)->mutable_frame()->set_offset(bytes.size() + 100);
