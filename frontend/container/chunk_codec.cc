@@ -744,33 +744,15 @@ uint32_t segments_of(const BlockTrace& block, uint32_t segment_insts) {
   return uint32_t(n);
 }
 
-std::vector<EncodedChunk> encode_block_group(uint32_t kernel_index, uint32_t first_block,
-                                             std::span<const BlockTrace> blocks, const StaticTable& table,
-                                             uint32_t segment_insts) {
-  std::vector<EncodedChunk> chunks;
+namespace {
+
+// Blocks of which some are in segments, as the chunks of their segments
+// (`whole`: the blocks' summaries, segments included).
+void encode_segments(uint32_t kernel_index, uint32_t first_block, std::span<const BlockTrace> blocks,
+                     std::span<const BlockInfo> whole, const StaticTable& table, uint32_t segment_insts,
+                     std::vector<EncodedChunk>& chunks) {
   uint32_t segments = 1;
-  std::vector<BlockInfo> whole;
-  whole.reserve(blocks.size());
-  for (const BlockTrace& b : blocks) {
-    whole.push_back(BlockInfo{b.id, uint32_t(b.warps.size()), b.warp_insts(), segments_of(b, segment_insts)});
-    segments = std::max(segments, whole.back().segments);
-  }
-  if (segments == 1) {
-    chunks.push_back(encode_chunk(kernel_index, first_block, blocks, table));
-    return chunks;
-  }
-  // Blocks in segments go in groups of at most kSegmentedGroupBlocks: a
-  // reader decodes a segment of the whole group to get one block's, and the
-  // group's other blocks may not be running yet.
-  if (blocks.size() > kSegmentedGroupBlocks) {
-    for (size_t at = 0; at < blocks.size(); at += kSegmentedGroupBlocks) {
-      const size_t n = std::min(kSegmentedGroupBlocks, blocks.size() - at);
-      for (EncodedChunk& c : encode_block_group(kernel_index, first_block + uint32_t(at), blocks.subspan(at, n), table,
-                                                segment_insts))
-        chunks.push_back(std::move(c));
-    }
-    return chunks;
-  }
+  for (const BlockInfo& b : whole) segments = std::max(segments, b.segments);
   const auto is_memory = [&](uint32_t id) { return table.inst(id).is_memory(); };
   std::vector<BlockTrace> pieces(blocks.size());
   for (uint32_t k = 0; k < segments; ++k) {
@@ -791,8 +773,35 @@ std::vector<EncodedChunk> encode_block_group(uint32_t kernel_index, uint32_t fir
     EncodedChunk c = encode_chunk(kernel_index, first_block, pieces, table);
     c.segment = k;
     c.segment_insts = segment_insts;
-    c.blocks = whole;
+    c.blocks.assign(whole.begin(), whole.end());
     chunks.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+std::vector<EncodedChunk> encode_block_group(uint32_t kernel_index, uint32_t first_block,
+                                             std::span<const BlockTrace> blocks, const StaticTable& table,
+                                             uint32_t segment_insts) {
+  std::vector<EncodedChunk> chunks;
+  bool segmented = false;
+  std::vector<BlockInfo> whole;
+  whole.reserve(blocks.size());
+  for (const BlockTrace& b : blocks) {
+    whole.push_back(BlockInfo{b.id, uint32_t(b.warps.size()), b.warp_insts(), segments_of(b, segment_insts)});
+    segmented = segmented || whole.back().segments > 1;
+  }
+  if (!segmented) {
+    chunks.push_back(encode_chunk(kernel_index, first_block, blocks, table));
+    return chunks;
+  }
+  // Blocks in segments go in groups of at most kSegmentedGroupBlocks: a
+  // reader decodes a segment of the whole group to get one block's, and the
+  // group's other blocks may not be running yet.
+  for (size_t at = 0; at < blocks.size(); at += kSegmentedGroupBlocks) {
+    const size_t n = std::min(kSegmentedGroupBlocks, blocks.size() - at);
+    encode_segments(kernel_index, first_block + uint32_t(at), blocks.subspan(at, n),
+                    std::span<const BlockInfo>(whole).subspan(at, n), table, segment_insts, chunks);
   }
   return chunks;
 }

@@ -57,7 +57,7 @@ EncodedChunk encode_chunk(uint32_t kernel_index, uint32_t first_block, std::span
 std::vector<EncodedChunk> encode_block_group(uint32_t kernel_index, uint32_t first_block,
                                              std::span<const BlockTrace> blocks, const StaticTable& table,
                                              uint32_t segment_insts);
-// Segments a block of `warps` stored with S = `segment_insts` takes (1 when whole).
+// Segments `block` is stored in with S = `segment_insts` (1: whole).
 uint32_t segments_of(const BlockTrace& block, uint32_t segment_insts);
 
 // What decoding needs to know about a kernel table, computed once per table
