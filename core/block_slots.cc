@@ -51,7 +51,7 @@ void BlockSlots::arrive_at_barrier(uint32_t block) {
   if (++b.at_barrier == b.live_warps) opened_.push_back(block);
 }
 
-BlockTrace& BlockSlots::segment(uint32_t block, uint32_t segment) {
+const BlockTrace& BlockSlots::segment(uint32_t block, uint32_t segment) {
   Block& b = blocks_[block];
   return b.later.get(b.segments, *b.trace, segment);
 }

@@ -57,9 +57,8 @@ class BlockSlots {
   // null once the block retired.
   const BlockTrace* trace(uint32_t block) const { return blocks_[block].trace.get(); }
   // Segment `segment` >= 1 of the block, taken from the launch's
-  // BlockSegments the first time a warp asks for it. A warp that has copied
-  // its part frees it (the segment stays for the others).
-  BlockTrace& segment(uint32_t block, uint32_t segment);
+  // BlockSegments the first time a warp asks for it.
+  const BlockTrace& segment(uint32_t block, uint32_t segment);
   // No warp reads segments of the block before `needed` any more: their
   // storage goes (segment 0's instructions only: the block keeps its id).
   void drop_segments_before(uint32_t block, uint32_t needed);

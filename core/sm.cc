@@ -29,8 +29,8 @@ void Sm::point_at_next(WarpState& w) const {
 Sm::Sm(uint32_t id, const SmSpec& spec)
     : SmModel(id, spec),
       warps_(spec.max_warps),
-      windows_(spec.max_warps),
-      window_margin_(spec.ibuffer_entries + 2),
+      bridges_(spec.max_warps),
+      lookahead_margin_(spec.ibuffer_entries + 2),
       fetch_(spec, stats_),
       layout_(spec.max_warps, spec.subcores),
       candidates_(spec.max_warps, spec.subcores, 1 + uint32_t(spec.units.size())),
@@ -67,7 +67,7 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp.trace_size = uint32_t(wt.insts.size());
     warp.warp_index = uint32_t(i);
     warp.next_segment = 1;
-    warp.segments_more = trace.segments > 1 && wt.insts.size() == trace.segment_insts;
+    warp.segments_more = trace.continues_after(0, wt.insts.size());
     warp.more = warp.segments_more;
     point_at_next(warp);
     warp_changed(slots[i]);
@@ -76,7 +76,7 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
   // Segments too short for fetch's look-ahead: bridges from the start (once
   // every warp of the block is in place: a bridge drops segments none reads).
   for (uint32_t slot : slots)
-    if (warps_[slot].more && warps_[slot].trace_size < window_margin_) extend_window(warps_[slot], slot);
+    if (warps_[slot].more && warps_[slot].trace_size < lookahead_margin_) cross_segments(warps_[slot], slot);
   // Warps with an empty trace finish at once.
   for (uint32_t w : std::vector<uint32_t>(slots.begin(), slots.end())) finish_warp_if_done(w);
 }
@@ -166,7 +166,7 @@ bool Sm::try_issue(WarpState& w, const TimedInstruction& ti, uint32_t slot, uint
 
   // Issue.
   const WarpInstruction wi = w.next;
-  if (observer_) observer_(now, w.trace->warp_id, slots_.trace(w.block)->id, w.window_base + w.next_issue);
+  if (observer_) observer_(now, w.trace->warp_id, slots_.trace(w.block)->id, w.trace_base + w.next_issue);
   ++w.next_issue;
   point_at_next(w);
   ++stats_.warp_insts;
@@ -203,18 +203,18 @@ bool Sm::try_issue(WarpState& w, const TimedInstruction& ti, uint32_t slot, uint
       writebacks_.push(now + latency + bank_extra, slot, &ti, false, kNoCopyGroup);
     }
   }
-  if (w.more && w.trace_size - w.next_issue < window_margin_) extend_window(w, slot);
+  if (w.more && w.trace_size - w.next_issue < lookahead_margin_) cross_segments(w, slot);
   finish_warp_if_done(slot);
   return true;
 }
 
-void Sm::extend_window(WarpState& w, uint32_t slot) {
+void Sm::cross_segments(WarpState& w, uint32_t slot) {
   // A bridge has run into its tail: read that segment's part directly, from
   // where the bridge has got to.
-  if (w.bridge_head != kNoBridge && w.tail_held < w.tail_size) {
+  if (w.bridge_head != kNoBridge) {
     const WarpTrace& part = slots_.segment(w.block, w.reading_segment).warps[w.warp_index];
     const uint32_t shift = w.bridge_head;
-    w.window_base += shift;
+    w.trace_base += shift;
     w.next_fetch -= shift;
     w.next_issue -= shift;
     w.trace = &part;
@@ -222,35 +222,36 @@ void Sm::extend_window(WarpState& w, uint32_t slot) {
     w.bridge_head = kNoBridge;
     w.more = w.segments_more;
   }
-  if (w.more && w.trace_size - w.next_issue < window_margin_) {
+  if (w.more && w.trace_size - w.next_issue < lookahead_margin_) {
     // A bridge: what is left of what it reads, then the next segments' parts
     // until fetch's look-ahead fits, the last of them only up to that.
     const auto is_memory = [this](uint32_t id) { return (*program_)[id].has_addresses; };
-    WarpTrace& fresh = window_scratch_;
+    WarpTrace& fresh = bridge_scratch_;
     fresh.clear();
     fresh.warp_id = w.trace->warp_id;
     append_instructions(fresh, *w.trace, w.next_issue, w.trace_size, is_memory);
     const BlockTrace& first = *slots_.trace(w.block);
-    w.bridge_head = kNoBridge;
     w.reading_segment = kNoBridge;  // (reads no segment once the bridge holds all it has left)
-    while (w.segments_more && fresh.insts.size() < window_margin_) {
+    while (w.segments_more && fresh.insts.size() < lookahead_margin_) {
       const BlockTrace& segment = slots_.segment(w.block, w.next_segment);
       const WarpTrace* part = w.warp_index < segment.warps.size() ? &segment.warps[w.warp_index] : nullptr;
       const uint32_t n = part ? uint32_t(part->insts.size()) : 0;
-      w.bridge_head = uint32_t(fresh.insts.size());
-      w.reading_segment = w.next_segment;
-      w.tail_size = n;
-      w.tail_held = std::min(n, window_margin_);
-      if (part) append_instructions(fresh, *part, 0, w.tail_held, is_memory);
+      const uint32_t head = uint32_t(fresh.insts.size());
+      const uint32_t held = std::min(n, lookahead_margin_);
+      if (part) append_instructions(fresh, *part, 0, held, is_memory);
+      // Only the last part taken can go on past the bridge (it filled the look-ahead).
+      const bool goes_on = held < n;
+      w.bridge_head = goes_on ? head : kNoBridge;
+      w.reading_segment = goes_on ? w.next_segment : kNoBridge;
+      w.segments_more = first.continues_after(w.next_segment, n);
       ++w.next_segment;
-      w.segments_more = n == first.segment_insts && w.next_segment < first.segments;
     }
-    w.more = (w.bridge_head != kNoBridge && w.tail_held < w.tail_size) || w.segments_more;
-    std::swap(windows_[slot], fresh);
-    w.window_base += w.next_issue;
+    w.more = w.bridge_head != kNoBridge || w.segments_more;
+    std::swap(bridges_[slot], fresh);
+    w.trace_base += w.next_issue;
     w.next_fetch -= w.next_issue;
     w.next_issue = 0;
-    w.trace = &windows_[slot];
+    w.trace = &bridges_[slot];
     w.trace_size = uint32_t(w.trace->insts.size());
   }
   point_at_next(w);  // its copy's addresses now refer to what it reads
@@ -471,8 +472,8 @@ std::vector<std::string> Sm::describe_stuck_warps() const {
     char line[256];
     const char* state = w.at_barrier ? "at barrier" : w.waiting_membar ? "at MEMBAR" : w.outstanding ? "waiting for results" : "ready";
     std::snprintf(line, sizeof line, "sm %u block %s warp %u: instruction %u of %zu, %s, %u results outstanding", id_,
-                  block ? block->id.str().c_str() : "?", w.trace->warp_id, w.window_base + w.next_issue,
-                  size_t(w.window_base) + w.trace->insts.size(), state,
+                  block ? block->id.str().c_str() : "?", w.trace->warp_id, w.trace_base + w.next_issue,
+                  size_t(w.trace_base) + w.trace->insts.size(), state,
                   w.outstanding);
     out.emplace_back(line);
   }

@@ -80,12 +80,12 @@ class Sm final : public SmModel {
                  uint32_t& blocked, StallReason& why);
   // Caches the warp's next instruction (static id, issue resource).
   void point_at_next(WarpState& w) const;
-  // A warp of a block stored in segments, before fewer than window_margin_
+  // A warp of a block stored in segments, before fewer than lookahead_margin_
   // instructions are left in what it reads: onto a bridge to the next
   // segment's part, or from a bridge onto that part, so that fetch and issue
   // see the trace as if it were whole (results do not depend on the segment
   // size) while it holds no copy of more than a bridge.
-  void extend_window(WarpState& w, uint32_t warp_slot);
+  void cross_segments(WarpState& w, uint32_t warp_slot);
   static constexpr uint32_t kNoBridge = UINT32_MAX;
   // Whether `ti` can issue now (the checks that read no unit), else why not.
   bool ready_to_issue(WarpState& w, const TimedInstruction& ti, StallReason& why) const;
@@ -103,9 +103,9 @@ class Sm final : public SmModel {
 
   SmStats stats_;
   std::vector<WarpState> warps_;  // max_warps slots; slot % subcores = sub-core
-  std::vector<WarpTrace> windows_;  // per warp slot: its bridge, for a block stored in segments
-  WarpTrace window_scratch_;
-  uint32_t window_margin_ = 0;      // fetch reads up to ibuffer_entries past the next issue
+  std::vector<WarpTrace> bridges_;  // per warp slot: its bridge, for a block stored in segments
+  WarpTrace bridge_scratch_;
+  uint32_t lookahead_margin_ = 0;   // fetch reads up to ibuffer_entries past the next issue
   uint64_t launch_seq_ = 0;
   const KernelProgram* program_ = nullptr;
 

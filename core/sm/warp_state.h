@@ -40,10 +40,10 @@ struct alignas(64) WarpState {
   uint32_t trace_size = 0;      // instructions in its trace
   uint32_t outstanding = 0;     // results not written back yet
   bool fetch_blocked = false;   // an instruction-cache miss stops its fetch until fetch_blocked_until
-  // Its block is stored in segments and its trace goes on in the next one:
-  // the window (trace) is extended before it runs low (Sm::extend_window).
+  // Its trace goes on past what it reads now (a block stored in segments):
+  // Sm::cross_segments moves it on before it runs low.
   bool more = false;
-  const WarpTrace* trace = nullptr;  // its trace, or the window of it held now (from trace index window_base)
+  const WarpTrace* trace = nullptr;  // what it reads: its trace, a segment's part of it, or a bridge (from trace_base)
   Scoreboard scoreboard;        // its registers with a result in flight
   uint32_t outstanding_memory = 0;
   uint32_t block = 0;           // block slot
@@ -52,13 +52,12 @@ struct alignas(64) WarpState {
   // A warp of a block stored in segments reads each segment's part of its
   // trace directly, and crosses from one to the next on a bridge: a small
   // window holding what was left of the one and the start of the next (its
-  // tail), see Sm::extend_window.
+  // tail), see Sm::cross_segments.
   uint32_t warp_index = 0;      // in its block
-  uint32_t window_base = 0;     // trace index of trace->insts[0]
+  uint32_t trace_base = 0;      // trace index of trace->insts[0]
   uint32_t next_segment = 0;    // the block segment it takes next
   uint32_t reading_segment = 0; // the segment whose part it reads (on a bridge: the tail's); UINT32_MAX: none
-  uint32_t bridge_head = UINT32_MAX;  // on a bridge: where the tail starts in it; UINT32_MAX: not on one
-  uint32_t tail_held = 0, tail_size = 0;  // of the tail part: instructions the bridge holds, and all
+  uint32_t bridge_head = UINT32_MAX;  // on a bridge whose tail part goes on past it: where the tail starts
   bool segments_more = false;   // the block has segments with more of its trace after those taken
   // LDGSTS groups: copies join the open group (number `groups_closed`);
   // LDGDEPBAR closes it; DEPBAR waits for the closed groups to drain.

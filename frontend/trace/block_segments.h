@@ -29,7 +29,7 @@ class BlockSegments {
     std::lock_guard lock(fault_mu_);
     return fault_;
   }
-  // Keeps the first fault (a taker that finds the trace inconsistent reports it here too).
+  // Keeps the first fault.
   void fail(const std::string& what) noexcept {
     try {
       std::lock_guard lock(fault_mu_);

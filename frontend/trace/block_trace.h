@@ -86,6 +86,12 @@ struct BlockTrace {
   uint32_t segments = 1;  // segments the block has (1: this is the whole block)
   uint32_t segment_insts = 0;  // S, per warp, when segments > 1
 
+  // Whether a warp whose part of segment `k` holds `part_size` instructions
+  // goes on in segment k + 1 (only a full part can).
+  bool continues_after(uint32_t k, size_t part_size) const {
+    return k + 1 < segments && part_size == segment_insts;
+  }
+
   uint64_t warp_insts() const {
     uint64_t n = 0;
     for (const WarpTrace& w : warps) n += w.insts.size();

@@ -16,7 +16,7 @@ class HeldSegments {
  public:
   // Segment `segment` (>= 1) of the block whose first segment is `first`:
   // taken from `source` the first time it is asked for (empty without a source).
-  BlockTrace& get(BlockSegments* source, const BlockTrace& first, uint32_t segment) {
+  const BlockTrace& get(BlockSegments* source, const BlockTrace& first, uint32_t segment) {
     for (const auto& s : held_)
       if (s->segment == segment) return *s;
     std::unique_ptr<BlockTrace> s;

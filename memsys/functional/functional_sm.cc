@@ -43,8 +43,7 @@ void FunctionalSm::place(uint32_t slot, std::unique_ptr<BlockTrace> block) {
   uint32_t warps = 0;
   slots_[slot].reading.assign(block->warps.size(), 0);
   for (const WarpTrace& w : block->warps) {
-    const bool more = block->segments > 1 && w.insts.size() == block->segment_insts;
-    warps_.push_back(Warp{&w, 0, slot, false, more, warps, 1});
+    warps_.push_back(Warp{&w, 0, slot, false, block->continues_after(0, w.insts.size()), warps, 1});
     ++warps;
   }
   if (warps == 0) {  // nothing to run: retires at once
@@ -128,8 +127,8 @@ void FunctionalSm::next_part(Warp& w) {
   w.trace = w.index < segment.warps.size() ? &segment.warps[w.index] : &kEmpty;
   w.next = 0;
   b.reading[w.index] = w.next_segment;
+  w.segments_more = b.trace->continues_after(w.next_segment, w.trace->insts.size());
   ++w.next_segment;
-  w.segments_more = w.trace->insts.size() == b.trace->segment_insts && w.next_segment < b.trace->segments;
   // Segments none of the block's warps reads go.
   b.later.drop_before(*b.trace, *std::min_element(b.reading.begin(), b.reading.end()));
 }
