@@ -118,18 +118,23 @@ void KernelDispatcher::launch(uint64_t now) {
   results_.push_back(std::move(r));
   running_.push_back(std::move(rk));
   ++next_job_;
+  if (!running_.back().next) open_next_job_ahead();
+}
+
+void KernelDispatcher::open_next_job_ahead() {
+  if (next_job_ >= jobs_.size() || prefetched_job_ == next_job_) return;
   // One cursor per kernel at a time: the next job's kernel may not be running.
-  if (next_job_ < jobs_.size() && std::none_of(running_.begin(), running_.end(), [&](const RunningKernel& other) {
+  if (std::any_of(running_.begin(), running_.end(), [&](const RunningKernel& other) {
         return other.launch.kernel_index == jobs_[next_job_].kernel_index;
-      })) {
-    try {
-      const Occupancy occupancy = occupancy_of(manifest_.kernels.at(jobs_[next_job_].kernel_index));
-      if ((prefetched_ = trace_.open_blocks_ahead(jobs_[next_job_].kernel_index, first_wave(occupancy),
-                                                  BlockParts::kFirstSegment)))
-        prefetched_job_ = next_job_;
-    } catch (const std::invalid_argument&) {
-      // It cannot run: its launch says so.
-    }
+      }))
+    return;
+  try {
+    const Occupancy occupancy = occupancy_of(manifest_.kernels.at(jobs_[next_job_].kernel_index));
+    if ((prefetched_ = trace_.open_blocks_ahead(jobs_[next_job_].kernel_index, first_wave(occupancy),
+                                                BlockParts::kFirstSegment)))
+      prefetched_job_ = next_job_;
+  } catch (const std::invalid_argument&) {
+    // It cannot run: its launch says so.
   }
 }
 
@@ -159,6 +164,7 @@ void KernelDispatcher::dispatch(uint64_t now) {
       ++rk.dispatched;
       ++blocks_moved_;
       rk.pull(spare_blocks_);
+      if (!rk.next) open_next_job_ahead();
       last_dispatch_ = s;
       sm_free_at_[s] = now + sm_interval;
       if (gpu_interval) {

@@ -121,6 +121,10 @@ class KernelDispatcher {
   uint64_t launch_due() const;
   void launch(uint64_t now);
   void dispatch(uint64_t now);
+  // Opens the next job's blocks ahead (its first wave decoded on the
+  // stream's helper), once the kernels before it have handed out all their
+  // blocks: decoded earlier, they would wait beside every resident block.
+  void open_next_job_ahead();
   // The first cycle at or after `now` in which SM `s` may take a block of `rk`
   // as far as the launch costs go (whether it fits is the view's to say).
   uint64_t block_slot(const RunningKernel& rk, uint32_t s, uint64_t now) const {
@@ -154,7 +158,7 @@ class KernelDispatcher {
   // The cycle since which the next job could start (it does kernel_launch_latency later).
   static constexpr uint64_t kNotReady = UINT64_MAX;
   uint64_t ready_since_ = kNotReady;
-  // The next job's blocks, opened when the job before it launched.
+  // The next job's blocks, opened when the jobs before it had handed out their last block.
   std::unique_ptr<BlockCursor> prefetched_;
   size_t prefetched_job_ = SIZE_MAX;
   uint32_t last_dispatch_;      // the SM that received the last block

@@ -365,12 +365,12 @@ inline uint32_t lanes_of(uint32_t m) {
   return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
-// Decoded storage holds its content with at most 1/8 to spare (beyond a few
+// Decoded storage holds its content with at most 1/8 to spare (beyond 8
 // elements): decoded blocks are recycled from block to block, and storage
 // sized for another warp (a hub's long gather loop) would otherwise be much
 // of the memory of the blocks the SMs hold, so that the memory of a run grew
 // with the blocks it has decoded instead of the blocks it holds.
-constexpr size_t kKeptElements = 64, kSpareDivisor = 8;
+constexpr size_t kKeptElements = 8, kSpareDivisor = 8;
 inline bool far_larger(size_t capacity, size_t n) {
   return capacity > kKeptElements && capacity - n > n / kSpareDivisor;
 }

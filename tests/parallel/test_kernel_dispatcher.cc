@@ -23,6 +23,19 @@
 namespace lockstep {
 namespace {
 
+// The text trace of a directory, recording which kernels the dispatcher
+// opens ahead (a text source has no decoding thread: the blocks come from
+// open_blocks as when a source cannot open ahead, only the call is recorded).
+class AheadRecordingSource : public TextTraceSource {
+ public:
+  using TextTraceSource::TextTraceSource;
+  std::unique_ptr<BlockCursor> open_blocks_ahead(uint32_t kernel, uint32_t first_wave, BlockParts) override {
+    opened_ahead.push_back({kernel, first_wave});
+    return open_blocks(kernel);
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> opened_ahead;  // kernel, first wave
+};
+
 // Four SMs with perfect memory, the trace of `dir`, one job per kernel; no
 // kernel-level costs (those are tests/parallel/test_launch_costs.cc's).
 struct DispatchBench {
@@ -31,7 +44,7 @@ struct DispatchBench {
   std::vector<std::unique_ptr<SmModel>> sms;
   std::vector<SmView> views;
   FixedLatencyMemory memory;
-  TextTraceSource trace;
+  AheadRecordingSource trace;
   std::vector<std::unique_ptr<KernelProgram>> programs;
   std::vector<KernelJob> jobs;
   std::unique_ptr<KernelDispatcher> dispatcher;
@@ -117,6 +130,30 @@ TEST(DispatcherRules, OneStreamRunsInOrderOtherStreamsOverlap) {
     ASSERT_EQ(b.dispatcher->results().size(), 2u);
     EXPECT_EQ(b.dispatcher->results()[1].start_cycle, 41u);
   }
+}
+
+TEST(DispatcherRules, NextKernelOpenedAheadOnceTheKernelBeforeHandedOutItsLastBlock) {
+  // Kernel 1 has 8 one-warp blocks: 4 go out in cycle 0 (one per SM), the
+  // other 4 in cycle 1. Kernel 2's blocks are opened ahead only then: opened
+  // at kernel 1's launch, its first wave would wait decoded beside every
+  // block of kernel 1 the SMs hold, however long the kernel runs.
+  test::ScratchDir dir("dispatch-ahead");
+  test::write_chain_kernel(dir / "kernel-1.traceg", 1, 0, 8, 4);
+  test::write_chain_kernel(dir / "kernel-2.traceg", 2, 0, 3, 4);
+  std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\nkernel-2.traceg\n";
+  DispatchBench b(dir.path());
+  const uint32_t wave = 4 * b.spec.sm.max_blocks;  // one-warp blocks of 16 registers: the block limit
+  b.dispatcher->launch_and_dispatch(0, false);
+  // Kernel 1 itself is opened ahead at its launch (it is needed at once).
+  ASSERT_EQ(b.trace.opened_ahead.size(), 1u);
+  EXPECT_EQ(b.trace.opened_ahead[0], std::make_pair(0u, wave));
+  EXPECT_EQ(b.offered_then_tick(0), std::vector<bool>(4, true));
+  b.dispatcher->launch_and_dispatch(1, true);
+  EXPECT_EQ(b.offered_then_tick(1), std::vector<bool>(4, true));
+  ASSERT_EQ(b.trace.opened_ahead.size(), 2u);
+  EXPECT_EQ(b.trace.opened_ahead[1], std::make_pair(1u, wave));
+  // Kernel 2 is on kernel 1's stream: it waits for kernel 1's end and takes the cursor opened ahead.
+  EXPECT_EQ(b.dispatcher->results().size(), 1u);
 }
 
 }  // namespace
