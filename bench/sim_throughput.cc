@@ -12,7 +12,10 @@
 // --mode rss: peak RSS against trace length: `lockstep gen graph --seed 2`
 // at each of --rss-sizes (2M,50M), same grid shape per kernel (more blocks),
 // run with the full memory system and with --perfect-memory; prints each
-// peak RSS and its ratio to the first size's, measured in the same run.
+// peak RSS and its ratio to the first size's, measured in the same run, and
+// whether the trace fills the GPU: its largest grid against the first wave
+// (blocks every SM holds at once), since a trace whose kernels never fill
+// the GPU holds fewer blocks, whatever its length.
 //
 // --mode defaults: the engine's options on 2 threads (--threads' largest)
 // over the same workloads and traces: every partition x schedule x handshake
@@ -44,6 +47,9 @@
 #include <vector>
 
 #include "bench/bench_support.h"
+#include "configs/spec/gpu_config.h"
+#include "core/occupancy.h"
+#include "frontend/container/container_reader.h"
 #include "frontend/gen/workload_generator.h"
 
 namespace fs = std::filesystem;
@@ -169,11 +175,29 @@ void mode_rss(const Options& o, const fs::path& workdir, const std::vector<uint6
   std::printf("sim_throughput --mode rss: lockstep gen graph --seed 2 at each size, run on %s; peak RSS of each "
               "run and its ratio to the first size's\n",
               o.gpu.c_str());
-  std::printf("%-16s %12s %18s %8s %18s %8s\n", "trace", "warp insts", "full memory MB", "ratio", "perfect mem MB",
-              "ratio");
+  std::printf("%-16s %12s %13s %11s %18s %8s %18s %8s\n", "trace", "warp insts", "largest grid", "first wave",
+              "full memory MB", "ratio", "perfect mem MB", "ratio");
+  const lockstep::GpuSpec spec = lockstep::load_gpu_spec(o.gpu);
   double first[2] = {0, 0};
+  // Among the sizes whose largest grid fills the GPU: the first one's RSS and the last one's.
+  double full_first[2] = {0, 0}, full_last[2] = {0, 0};
+  std::string full_first_name, full_last_name;
   for (size_t i = 0; i < sizes.size(); ++i) {
     const fs::path lst = generate(o, workdir, "graph", sizes[i], 2);
+    // The largest grid and the first wave of that kernel (occupancy x SMs).
+    uint64_t grid = 0, wave = 0;
+    {
+      const lockstep::ContainerReader reader(lst);
+      for (uint32_t k = 0; k < reader.manifest().kernels.size(); ++k) {
+        const lockstep::KernelInfo& info = reader.manifest().kernels[k];
+        if (reader.block_count(k) <= grid) continue;
+        grid = reader.block_count(k);
+        wave = uint64_t(spec.sms) *
+               lockstep::compute_occupancy(spec.sm, lockstep::KernelShape{info.threads_per_block(), info.nregs,
+                                                                          info.shmem_bytes})
+                   .blocks_per_sm;
+      }
+    }
     double rss[2] = {0, 0};
     unsigned long long insts = 0;
     for (int perfect : {0, 1}) {
@@ -183,9 +207,24 @@ void mode_rss(const Options& o, const fs::path& workdir, const std::vector<uint6
       if (i == 0) first[perfect] = rss[perfect];
     }
     fs::remove(lst);
-    std::printf("%-16s %12llu %18.1f %7.2fx %18.1f %7.2fx\n", ("graph " + size_name(sizes[i])).c_str(), insts, rss[0],
+    std::printf("%-16s %12llu %13llu %11llu %18.1f %7.2fx %18.1f %7.2fx\n", ("graph " + size_name(sizes[i])).c_str(),
+                insts, (unsigned long long)grid, (unsigned long long)wave, rss[0],
                 first[0] > 0 ? rss[0] / first[0] : 0.0, rss[1], first[1] > 0 ? rss[1] / first[1] : 0.0);
+    if (wave > 0 && grid >= wave) {
+      if (full_first_name.empty()) {
+        full_first_name = size_name(sizes[i]);
+        full_first[0] = rss[0];
+        full_first[1] = rss[1];
+      }
+      full_last_name = size_name(sizes[i]);
+      full_last[0] = rss[0];
+      full_last[1] = rss[1];
+    }
   }
+  if (!full_first_name.empty() && full_last_name != full_first_name && full_first[0] > 0 && full_first[1] > 0)
+    std::printf("sizes that fill the GPU: graph %s against graph %s: %.2fx (full memory), %.2fx (perfect memory)\n",
+                full_last_name.c_str(), full_first_name.c_str(), full_last[0] / full_first[0],
+                full_last[1] / full_first[1]);
 }
 
 // --mode segments: the same trace converted with each --segment-insts and
