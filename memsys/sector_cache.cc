@@ -34,15 +34,15 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
   line_shift_ = uint32_t(std::countr_zero(geometry.line_bytes));
   sector_shift_ = uint32_t(std::countr_zero(geometry.sector_bytes));
   full_mask_ = geometry.sector_bytes == 32 ? 0xffffffffu : (1u << geometry.sector_bytes) - 1;
-  lines_.assign(lines, Line{});
-  byte_masks_.assign(lines * sectors_per_line_, 0);
-  lru_prev_.assign(lines, 0);
-  lru_next_.assign(lines, 0);
-  set_state_.assign(geometry.sets, SetState{});
+  lines_ = ZeroedArray<Line>(lines);
+  byte_masks_ = ZeroedArray<uint32_t>(lines * sectors_per_line_);
+  lru_prev_ = ZeroedArray<uint32_t>(lines);
+  lru_next_ = ZeroedArray<uint32_t>(lines);
+  set_state_ = ZeroedArray<SetState>(geometry.sets);
   // At most half full: a miss looks at ~2.5 slots on average with linear probing.
   const uint64_t slots = std::max<uint64_t>(16, std::bit_ceil(lines) * 2);
   tag_shift_ = 64 - uint32_t(std::countr_zero(slots));
-  tag_index_.assign(slots, TagSlot{});
+  tag_index_ = ZeroedArray<StoredSlot>(slots);
 }
 
 uint32_t SectorCache::set_of(uint64_t addr) const {
@@ -52,22 +52,22 @@ uint32_t SectorCache::set_of(uint64_t addr) const {
 SectorCache::TagSlot SectorCache::find_in_index(uint64_t tag) const {
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   for (uint32_t i = home_slot(tag);; i = (i + 1) & mask) {
-    const TagSlot& slot = tag_index_[i];
-    if (slot.line == kNoLine) {
+    const StoredSlot& slot = tag_index_[i];
+    if (slot.empty()) {
       last_missing_ = tag;
       last_missing_set_ = true;
-      return slot;
+      return TagSlot{};
     }
-    if (slot.tag == tag) return last_found_ = slot;
+    if (slot.tag == tag) return last_found_ = slot.slot();
   }
 }
 
 void SectorCache::index_insert(uint64_t tag, uint32_t line, uint32_t set) {
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   uint32_t i = home_slot(tag);
-  while (tag_index_[i].line != kNoLine) i = (i + 1) & mask;
-  tag_index_[i] = TagSlot{tag, line, set};
-  last_found_ = tag_index_[i];
+  while (!tag_index_[i].empty()) i = (i + 1) & mask;
+  tag_index_[i] = StoredSlot::of(tag, line, set);
+  last_found_ = TagSlot{tag, line, set};
   last_missing_set_ = false;
 }
 
@@ -75,18 +75,18 @@ void SectorCache::index_erase(uint64_t tag) {
   if (last_found_.tag == tag) last_found_ = TagSlot{};
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   uint32_t hole = home_slot(tag);
-  while (tag_index_[hole].tag != tag || tag_index_[hole].line == kNoLine) hole = (hole + 1) & mask;
+  while (tag_index_[hole].tag != tag || tag_index_[hole].empty()) hole = (hole + 1) & mask;
   // Backward-shift deletion: pull later entries of the probe run into the hole
   // unless their home slot lies cyclically in (hole, j], so every entry stays
   // reachable from its home slot without tombstones.
-  for (uint32_t j = (hole + 1) & mask; tag_index_[j].line != kNoLine; j = (j + 1) & mask) {
+  for (uint32_t j = (hole + 1) & mask; !tag_index_[j].empty(); j = (j + 1) & mask) {
     const uint32_t home = home_slot(tag_index_[j].tag);
     if (((j - home) & mask) >= ((j - hole) & mask)) {
       tag_index_[hole] = tag_index_[j];
       hole = j;
     }
   }
-  tag_index_[hole] = TagSlot{};
+  tag_index_[hole] = StoredSlot{};
 }
 
 void SectorCache::make_mru(uint32_t set, uint32_t way) {
@@ -275,7 +275,7 @@ void SectorCache::invalidate_all() {
     for (uint32_t set = 0; set < geometry_.sets; ++set)
       for (uint32_t w = 0; w < set_state_[set].present; ++w) index_erase(lines_[index_of(set, w)].tag);
   } else {
-    std::fill(tag_index_.begin(), tag_index_.end(), TagSlot{});
+    tag_index_.clear_all();
   }
   for (SetState& st : set_state_) st = SetState{};
   last_found_ = TagSlot{};

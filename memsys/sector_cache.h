@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "configs/spec/memory_spec.h"
+#include "memsys/zeroed_array.h"
 
 namespace lockstep {
 
@@ -159,6 +160,17 @@ class SectorCache {
     uint32_t line = kNoLine;  // kNoLine: empty slot
     uint32_t set = 0;         // the set of the line
   };
+  // A TagSlot as the index stores it: the line's bits inverted, so that an
+  // empty slot is all zero bytes (the index starts as untouched zero pages).
+  struct StoredSlot {
+    uint64_t tag = 0;
+    uint32_t line_inverted = 0;  // ~line; 0: empty slot
+    uint32_t set = 0;
+    bool empty() const { return line_inverted == 0; }
+    uint32_t line() const { return ~line_inverted; }
+    TagSlot slot() const { return TagSlot{tag, ~line_inverted, set}; }
+    static StoredSlot of(uint64_t tag, uint32_t line, uint32_t set) { return StoredSlot{tag, ~line, set}; }
+  };
 
   // The slot of tag: its line index (set * geometry.ways + way) and set, or line = kNoLine.
   TagSlot find(uint64_t tag) const {
@@ -198,14 +210,16 @@ class SectorCache {
   uint32_t sector_shift_;            // log2(sector_bytes)
   uint32_t full_mask_;
   uint32_t tag_shift_;               // 64 - log2(tag_index_.size())
-  std::vector<Line> lines_;          // sets x ways
+  // Every array starts as zero bytes (ZeroedArray): a run touches the
+  // pages of the sets it uses only.
+  ZeroedArray<Line> lines_;          // sets x ways
   // sets x ways x sectors_per_line; a sector's mask means something only
   // while the sector is valid (allocation leaves the old line's masks).
-  std::vector<uint32_t> byte_masks_;
-  std::vector<uint32_t> lru_prev_;   // sets x ways: the next more recently used way
-  std::vector<uint32_t> lru_next_;   // sets x ways: the next less recently used way
-  std::vector<SetState> set_state_;  // per set
-  std::vector<TagSlot> tag_index_;   // power of two, at least twice the lines
+  ZeroedArray<uint32_t> byte_masks_;
+  ZeroedArray<uint32_t> lru_prev_;   // sets x ways: the next more recently used way
+  ZeroedArray<uint32_t> lru_next_;   // sets x ways: the next less recently used way
+  ZeroedArray<SetState> set_state_;  // per set
+  ZeroedArray<StoredSlot> tag_index_;  // power of two, at least twice the lines
   // The last line find() found (line = kNoLine: none): the sectors of one
   // line mostly come one after another, so they share one index lookup.
   // Dropped when its tag leaves the index.
