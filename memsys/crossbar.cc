@@ -54,10 +54,8 @@ Crossbar::Crossbar(uint32_t inputs, uint32_t outputs, const IcntSpec& spec, bool
   in_words_ = (inputs_ + 63) / 64;
   out_words_ = (outputs_ + 63) / 64;
 
-  slots_.resize(size_t(inputs_) * in_buffer_ + size_t(outputs_) * out_buffer_);
-  free_slots_.resize(slots_.size());
-  for (size_t k = 0; k < slots_.size(); ++k) free_slots_[k] = uint32_t(slots_.size() - 1 - k);  // slot 0 on top
-  free_top_ = slots_.size();
+  slots_ = ZeroedArray<Buffered>(size_t(inputs_) * in_buffer_ + size_t(outputs_) * out_buffer_);
+  free_slots_ = ZeroedArray<uint32_t>(slots_.size());
   voq_.resize(size_t(inputs_) * outputs_);
   in_flits_.assign(inputs_, 0);
   pending_.assign(size_t(inputs_) * out_words_, 0);
@@ -104,7 +102,7 @@ void Crossbar::cycle(uint64_t now) {
 
 // Appends packet p, injected at `now`, to FIFO (input, output).
 void Crossbar::file(uint32_t input, uint32_t output, const MemPacket& p, uint64_t now) {
-  const uint32_t s = free_slots_[--free_top_];
+  const uint32_t s = free_top_ > 0 ? free_slots_[--free_top_] : fresh_slot_++;
   slots_[s] = Buffered{p, now, kNone};
   Fifo& f = fifo(input, output);
   const size_t pending = size_t(input) * out_words_;

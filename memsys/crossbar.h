@@ -48,6 +48,7 @@
 #include "memsys/mem_packet.h"
 #include "configs/spec/memory_spec.h"
 #include "memsys/crossbar_stats.h"
+#include "memsys/zeroed_array.h"
 
 namespace lockstep {
 
@@ -164,11 +165,15 @@ class Crossbar {
 
   // Slots of the packets at the inputs and at the outputs: inputs x in_buffer
   // plus outputs x out_buffer (every packet is >= 1 flit).
-  std::vector<Buffered> slots_;
-  // Free slots, a stack: the most recently freed is reused first, and finding
-  // it reads no slot (so injections do not wait on each other's cache misses).
-  std::vector<uint32_t> free_slots_;
-  size_t free_top_ = 0;  // free_slots_[0, free_top_) are free
+  // Both start as untouched zero pages (ZeroedArray): a run touches the
+  // slots its traffic needs at once, not every buffer's capacity.
+  ZeroedArray<Buffered> slots_;
+  // Freed slots, a stack: the most recently freed is reused first, and
+  // finding it reads no slot (so injections do not wait on each other's
+  // cache misses); with none freed, the lowest slot never used yet.
+  ZeroedArray<uint32_t> free_slots_;
+  size_t free_top_ = 0;      // free_slots_[0, free_top_) are free
+  uint32_t fresh_slot_ = 0;  // slots [fresh_slot_, size) were never used
 
   // Inputs.
   std::vector<Fifo> voq_;             // inputs x outputs
