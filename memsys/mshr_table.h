@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <span>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 #include "memsys/zeroed_array.h"
@@ -30,7 +29,7 @@ class MshrTable {
       : entries_(entries), max_merge_(max_merge) {
     if (entries == 0 || max_merge == 0) throw std::invalid_argument("MshrTable: entries and max_merge must be >= 1");
     slots_ = ZeroedArray<Slot>(entries);
-    waiters_ = Waiters(size_t(entries) * max_merge);
+    waiters_ = ZeroedArray<Waiter>(size_t(entries) * max_merge);
     // Index at most half full: short probe sequences.
     index_.assign(std::bit_ceil(size_t(entries) * 2), kEmpty);
     free_.reserve(entries);
@@ -141,12 +140,10 @@ class MshrTable {
 
   uint32_t entries_;
   uint32_t max_merge_;
-  // Waiter storage is touched only as far as requests merge (ZeroedArray
-  // when a waiter is plain data whose zero bytes are a valid value).
-  using Waiters = std::conditional_t<std::is_trivially_copyable_v<Waiter> && std::is_trivially_destructible_v<Waiter>,
-                                     ZeroedArray<Waiter>, std::vector<Waiter>>;
+  // Both start as untouched zero pages (ZeroedArray: a waiter is plain
+  // data): waiter storage is touched only as far as requests merge.
   ZeroedArray<Slot> slots_;
-  Waiters waiters_;  // entries x max_merge, in arrival order per entry
+  ZeroedArray<Waiter> waiters_;  // entries x max_merge, in arrival order per entry
   std::vector<uint32_t> index_;  // open-addressed: sector address -> slot
   std::vector<uint32_t> free_;   // free slots, a stack
 };

@@ -167,7 +167,6 @@ class SectorCache {
     uint32_t line_inverted = 0;  // ~line; 0: empty slot
     uint32_t set = 0;
     bool empty() const { return line_inverted == 0; }
-    uint32_t line() const { return ~line_inverted; }
     TagSlot slot() const { return TagSlot{tag, ~line_inverted, set}; }
     static StoredSlot of(uint64_t tag, uint32_t line, uint32_t set) { return StoredSlot{tag, ~line, set}; }
   };
