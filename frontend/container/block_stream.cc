@@ -21,7 +21,8 @@ BlockStream::BlockStream(const ContainerReader& reader, uint32_t kernel, size_t 
       ahead_(chunks_ahead == 0 ? 1 : chunks_ahead),
       first_blocks_(first_blocks),
       refill_at_(std::max<uint64_t>(first_blocks / 8, 1)),
-      chunk_count_(reader.group_count(kernel)),
+      index_(reader.block_index(kernel)),
+      chunk_count_(uint32_t(index_->groups.size())),
       storage_(reader.take_stream_storage()) {
   for (int o : {kHelper, kConsumer}) {
     spare_[o] = std::move(storage_->chunks[o]);

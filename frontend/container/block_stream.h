@@ -100,6 +100,7 @@ class BlockStream {
   const size_t ahead_;
   const uint64_t first_blocks_;
   const uint64_t refill_at_;  // first_blocks_ > 0: blocks left that make the helper decode the next chunk
+  const std::shared_ptr<const KernelBlockIndex> index_;  // held while the stream lives: read once
   const uint32_t chunk_count_;
   std::unique_ptr<ContainerReader::StreamStorage> storage_;  // scratch[kHelper]: helper only; [kConsumer]: consumer only
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "frontend/container/byte_streams.h"
 #include "frontend/container/frame_codec.h"
 #include "frontend/trace/trace_error.h"
 #include "trace.pb.h"
@@ -38,27 +39,6 @@ bool same_offsets(const uint64_t* a, const uint64_t* b, uint32_t n) {
 
 // ---------------------------------------------------------------------------
 // Encoding
-
-class Sink {
- public:
-  void u(uint64_t v) {
-    while (v >= 0x80) {
-      s_.push_back(char(v | 0x80));
-      v >>= 7;
-    }
-    s_.push_back(char(v));
-  }
-  void z(int64_t v) { u((uint64_t(v) << 1) ^ uint64_t(v >> 63)); }
-  void byte(uint8_t v) { s_.push_back(char(v)); }
-  void le32(uint32_t v) {
-    const char b[4] = {char(v), char(v >> 8), char(v >> 16), char(v >> 24)};
-    s_.append(b, 4);
-  }
-  std::string take() { return std::move(s_); }
-
- private:
-  std::string s_;
-};
 
 [[noreturn]] void encode_fail(uint32_t kernel, uint32_t block_ordinal, size_t warp, size_t inst, const std::string& what) {
   throw TraceError("encode_chunk: kernel " + std::to_string(kernel) + " block " + std::to_string(block_ordinal) +
@@ -261,92 +241,16 @@ class ChunkEncoder {
   uint64_t base_ = 0;
   int64_t prev_shift_ = 0;
   Dim3 prev_block_{0, 0, 0};
-  Sink blocks_, warps_, id_runs_, mask_runs_, masks_, kinds_, values_;
+  ByteSink blocks_, warps_, id_runs_, mask_runs_, masks_, kinds_, values_;
 };
 
 // ---------------------------------------------------------------------------
 // Decoding
 
 // Thrown inside the decoder, turned into a TraceError with the position.
-struct DecodeError {
-  std::string what;
-};
-[[noreturn]] void bad(std::string what) { throw DecodeError{std::move(what)}; }
-
-// One byte stream of a chunk, read with bounds checks.
-class In {
- public:
-  In(const std::string& s, const char* name)
-      : p_(reinterpret_cast<const uint8_t*>(s.data())), end_(p_ + s.size()), name_(name) {}
-  uint64_t u() {
-    if (p_ < end_ && *p_ < 0x80) [[likely]]
-      return *p_++;
-    return u_slow();
-  }
-  int64_t z() {
-    const uint64_t v = u();
-    return int64_t(v >> 1) ^ -int64_t(v & 1);
-  }
-  // A signed value that must fit 32 bits (a difference of two uint32).
-  uint32_t z32() {
-    const int64_t v = z();
-    if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
-      bad(std::string(name_) + " stream: value " + std::to_string(v) + " out of range");
-    return uint32_t(int32_t(v));
-  }
-  uint8_t byte() {
-    if (p_ == end_) [[unlikely]]
-      ends();
-    return *p_++;
-  }
-  uint32_t le32() {
-    if (end_ - p_ < 4) [[unlikely]]
-      ends();
-    const uint32_t v = uint32_t(p_[0]) | uint32_t(p_[1]) << 8 | uint32_t(p_[2]) << 16 | uint32_t(p_[3]) << 24;
-    p_ += 4;
-    return v;
-  }
-  size_t left() const { return size_t(end_ - p_); }
-  const char* name() const { return name_; }
-
- private:
-  [[noreturn, gnu::noinline]] void ends() const { bad(std::string(name_) + " stream ends early"); }
-  [[gnu::noinline]] uint64_t u_slow() {
-    if (end_ - p_ >= 8) {
-      // Up to eight bytes at once: find the last byte (high bit clear), then
-      // gather the 7-bit groups without a branch per byte.
-      uint64_t x;
-      std::memcpy(&x, p_, 8);
-      if constexpr (std::endian::native == std::endian::little) {
-        const uint64_t stops = ~x & 0x8080808080808080ULL;
-        if (stops != 0) {
-          const int bits = std::countr_zero(stops) + 1;  // through the last byte's high bit
-          p_ += bits >> 3;
-          if (bits < 64) x &= (uint64_t(1) << bits) - 1;
-          x = (x & 0x7f) | ((x & 0x7f00) >> 1) | ((x & 0x7f0000) >> 2) | ((x & 0x7f000000) >> 3) |
-              ((x & 0x7f00000000ULL) >> 4) | ((x & 0x7f0000000000ULL) >> 5) | ((x & 0x7f000000000000ULL) >> 6) |
-              ((x & 0x7f00000000000000ULL) >> 7);
-          return x;
-        }
-      }
-    }
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (p_ == end_) ends();
-      const uint8_t b = *p_++;
-      v |= uint64_t(b & 0x7f) << shift;
-      if (b < 0x80) {
-        if (shift == 63 && b > 1) break;
-        return v;
-      }
-    }
-    bad(std::string(name_) + " stream: bad varint");
-  }
-
-  const uint8_t* p_;
-  const uint8_t* end_;
-  const char* name_;
-};
+using DecodeError = StreamDecodeError;
+[[noreturn]] void bad(std::string what) { stream_fail(std::move(what)); }
+using In = ByteSource;
 
 struct DecSidState {
   uint64_t gen = 0;

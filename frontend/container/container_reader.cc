@@ -128,14 +128,9 @@ void ContainerReader::open_and_validate() {
   proto::TraceFooter footer;
   if (!footer.ParseFromString(raw)) throw TraceError(p + "footer: bad protobuf (TraceFooter does not parse)");
 
+  data_end_ = data_end;
   auto check_ref = [&](const proto::FrameRef& r, const std::string& what) {
-    if (r.size() == 0 || r.offset() < container::kHeadSize || r.offset() > data_end ||
-        r.size() > data_end - r.offset())
-      throw TraceError(p + what + ": frame at offset " + std::to_string(r.offset()) + " size " +
-                       std::to_string(r.size()) + " lies outside the data region [" +
-                       std::to_string(container::kHeadSize) + ", " + std::to_string(data_end) +
-                       ") (index points past the end or into the tail)");
-    return Ref{r.offset(), r.size(), r.crc32()};
+    return checked_ref(r.offset(), r.size(), r.crc32(), what);
   };
 
   // Header.
@@ -176,73 +171,41 @@ void ContainerReader::open_and_validate() {
     k->segment_insts = idx.segment_insts();
     if (format_version_ < 2 && k->segment_insts != 0)
       throw TraceError(p + kn + ": segmented blocks in a format version 1 file");
-    k->blocks.reserve(size_t(idx.blocks_size()));
-    for (const proto::BlockEntry& b : idx.blocks()) {
-      const uint32_t segments = std::max(1u, b.segments());
-      if (segments > 1 && (k->segment_insts == 0 || b.warp_insts() > uint64_t(segments) * k->segment_insts * b.warps()))
-        throw TraceError(p + kn + ": a block of " + std::to_string(b.warp_insts()) + " warp instructions in " +
-                         std::to_string(segments) + " segments of " + std::to_string(k->segment_insts) +
-                         " per warp");
-      k->blocks.push_back(BlockInfo{Dim3{b.id().x(), b.id().y(), b.id().z()}, b.warps(), b.warp_insts(), segments});
-    }
-    // Chunks come in groups: a group's first chunk (segment 0) names its
-    // blocks, each further one (segment 1, 2, ...) the same blocks, as many
-    // as the group's longest block has segments.
-    uint64_t next_block = 0;
-    uint64_t chunk_insts = 0;
-    uint64_t group_insts = 0, group_seen = 0;
-    uint32_t group_segments = 0;
-    k->chunks.reserve(size_t(idx.chunks_size()));
-    for (int ci = 0; ci < idx.chunks_size(); ++ci) {
-      const proto::ChunkEntry& e = idx.chunks(ci);
-      const std::string cn = kn + " chunk " + std::to_string(ci);
-      const Ref r = check_ref(e.frame(), cn);
-      if (e.num_blocks() == 0) throw TraceError(p + cn + ": index lists no blocks");
-      if (e.segment() == 0) {
-        if (!k->groups.empty() && k->chunks[k->groups.back()].segments != group_segments)
-          throw TraceError(p + cn + ": starts new blocks before the segments of the blocks before it");
-        if (e.first_block() != next_block)
-          throw TraceError(p + cn + ": index says it starts at block " + std::to_string(e.first_block()) +
-                           ", expected " + std::to_string(next_block));
-        next_block += e.num_blocks();
-        if (next_block > uint64_t(idx.blocks_size()))
-          throw TraceError(p + cn + ": chunk blocks run past the kernel's " + std::to_string(idx.blocks_size()) +
-                           " indexed blocks");
-        group_insts = 0;
-        group_seen = 0;
-        group_segments = 1;
-        for (uint32_t b = e.first_block(); b < next_block; ++b) {
-          group_insts += k->blocks[b].warp_insts;
-          group_segments = std::max(group_segments, k->blocks[b].segments);
-        }
-        k->groups.push_back(uint32_t(k->chunks.size()));
-      } else {
-        const ChunkInfo* first = k->groups.empty() ? nullptr : &k->chunks[k->groups.back()];
-        if (!first || e.segment() != first->segments || e.first_block() != first->first_block ||
-            e.num_blocks() != first->num_blocks || e.segment() >= group_segments)
-          throw TraceError(p + cn + ": segment " + std::to_string(e.segment()) + " of blocks from " +
-                           std::to_string(e.first_block()) + " does not follow the chunks of its blocks");
-      }
-      group_seen += e.warp_insts();
-      if (group_seen > group_insts || (e.segment() + 1 == group_segments && group_seen != group_insts))
-        throw TraceError(p + cn + ": index says " + std::to_string(e.warp_insts()) +
-                         " warp instructions but its blocks add up to " + std::to_string(group_insts) +
-                         (group_segments > 1 ? " over their segments" : ""));
-      chunk_insts += e.warp_insts();
-      k->chunks.push_back(ChunkInfo{r.offset, r.size, r.crc, e.first_block(), e.num_blocks(), e.warp_insts(),
-                                    e.segment(), e.segment() == 0 ? 1u : 0u});
-      if (e.segment() != 0) ++k->chunks[k->groups.back()].segments;
-    }
-    if (!k->groups.empty() && k->chunks[k->groups.back()].segments != group_segments)
-      throw TraceError(p + kn + ": the last blocks lack segments");
-    if (next_block != uint64_t(idx.blocks_size()))
-      throw TraceError(p + kn + ": chunks hold " + std::to_string(next_block) + " blocks but the index lists " +
-                       std::to_string(idx.blocks_size()));
-    if (chunk_insts != idx.warp_insts())
-      throw TraceError(p + kn + ": index total of " + std::to_string(idx.warp_insts()) +
-                       " warp instructions differs from its chunks' " + std::to_string(chunk_insts));
     if (idx.mem_insts() > idx.warp_insts() || idx.thread_insts() / 32 > idx.warp_insts())
       throw TraceError(p + kn + ": inconsistent instruction totals in the index");
+    if (format_version_ >= 3) {
+      // The chunks and blocks are in the kernel's own frame, read when needed.
+      if (idx.chunks_size() != 0 || idx.blocks_size() != 0)
+        throw TraceError(p + kn + ": chunk or block entries in the footer of a version " +
+                         std::to_string(format_version_) + " file");
+      if (!idx.has_blocks_frame()) throw TraceError(p + kn + ": no block index");
+      k->blocks_frame = check_ref(idx.blocks_frame(), kn + " block index");
+      k->num_chunks = idx.num_chunks();
+      k->num_blocks = idx.num_blocks();
+      k->totals.warps = idx.warps();
+    } else {
+      if (idx.has_blocks_frame() || idx.num_chunks() != 0 || idx.num_blocks() != 0 || idx.warps() != 0)
+        throw TraceError(p + kn + ": version 3 index fields in a version " + std::to_string(format_version_) +
+                         " file");
+      auto index = std::make_shared<KernelBlockIndex>();
+      index->blocks.reserve(size_t(idx.blocks_size()));
+      for (const proto::BlockEntry& b : idx.blocks()) {
+        index->blocks.push_back(
+            BlockInfo{Dim3{b.id().x(), b.id().y(), b.id().z()}, b.warps(), b.warp_insts(), std::max(1u, b.segments())});
+        k->totals.warps += b.warps();
+      }
+      index->chunks.reserve(size_t(idx.chunks_size()));
+      for (int ci = 0; ci < idx.chunks_size(); ++ci) {
+        const proto::ChunkEntry& e = idx.chunks(ci);
+        const Ref r = check_ref(e.frame(), kn + " chunk " + std::to_string(ci));
+        index->chunks.push_back(
+            ChunkInfo{r.offset, r.size, r.crc, e.first_block(), e.num_blocks(), e.warp_insts(), e.segment(), 0});
+      }
+      index->check_and_group(k->segment_insts, idx.warp_insts(), p + kn);
+      k->num_chunks = uint32_t(index->chunks.size());
+      k->num_blocks = uint32_t(index->blocks.size());
+      k->index_kept = std::move(index);
+    }
     k->totals.warp_insts = idx.warp_insts();
     k->totals.mem_insts = idx.mem_insts();
     k->totals.thread_insts = idx.thread_insts();
@@ -257,6 +220,68 @@ const ContainerReader::Kernel& ContainerReader::kernel(uint32_t k) const {
     throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + " out of range (" +
                      std::to_string(kernels_.size()) + " kernels)");
   return *kernels_[k];
+}
+
+ContainerReader::Ref ContainerReader::checked_ref(uint64_t offset, uint32_t size, uint32_t crc,
+                                                  const std::string& what) const {
+  if (size == 0 || offset < container::kHeadSize || offset > data_end_ || size > data_end_ - offset)
+    throw TraceError(fail_prefix() + what + ": frame at offset " + std::to_string(offset) + " size " +
+                     std::to_string(size) + " lies outside the data region [" + std::to_string(container::kHeadSize) +
+                     ", " + std::to_string(data_end_) + ") (index points past the end or into the tail)");
+  return Ref{offset, size, crc};
+}
+
+std::shared_ptr<const KernelBlockIndex> ContainerReader::block_index(uint32_t k) const {
+  const Kernel& kn = kernel(k);
+  if (kn.index_kept) return kn.index_kept;
+  std::shared_ptr<const KernelBlockIndex> index;
+  {
+    std::lock_guard lock(kn.index_mu);
+    index = kn.index_loaded.lock();
+    if (index) return index;
+    index = load_block_index(k);
+    kn.index_loaded = index;
+  }
+  // Kept among the last loaded; the one it displaces is freed outside the lock.
+  std::shared_ptr<const KernelBlockIndex> dropped;
+  {
+    std::lock_guard lock(recent_mu_);
+    dropped = std::move(recent_[kRecentIndexes - 1]);
+    for (size_t i = kRecentIndexes - 1; i > 0; --i) recent_[i] = std::move(recent_[i - 1]);
+    recent_[0] = index;
+  }
+  return index;
+}
+
+std::shared_ptr<const KernelBlockIndex> ContainerReader::load_block_index(uint32_t k) const {
+  const Kernel& kn = kernel(k);
+  const std::string kernel_where = fail_prefix() + "kernel " + std::to_string(k);
+  const std::string where = kernel_where + " block index";
+  std::string buf, raw;
+  read_frame(kn.blocks_frame, where, buf);
+  // A row is at most 39 bytes of chunk columns or 35 of block columns.
+  const size_t most = 256 + size_t(kn.num_chunks) * 40 + size_t(kn.num_blocks) * 36;
+  decompress_frame_into(buf, where, raw, most);
+  proto::KernelBlocks msg;
+  if (raw.size() > size_t(std::numeric_limits<int>::max()) || !msg.ParseFromArray(raw.data(), int(raw.size())))
+    throw TraceError(where + ": bad protobuf (KernelBlocks does not parse)");
+  if (msg.kernel_index() != k) throw TraceError(where + ": names kernel " + std::to_string(msg.kernel_index()));
+  if (msg.num_chunks() != kn.num_chunks || msg.num_blocks() != kn.num_blocks)
+    throw TraceError(where + ": lists " + std::to_string(msg.num_chunks()) + " chunks and " +
+                     std::to_string(msg.num_blocks()) + " blocks, the footer " + std::to_string(kn.num_chunks) +
+                     " and " + std::to_string(kn.num_blocks));
+  auto index = std::make_shared<KernelBlockIndex>(decode_kernel_blocks(msg, where));
+  for (size_t c = 0; c < index->chunks.size(); ++c) {
+    const ChunkInfo& ci = index->chunks[c];
+    checked_ref(ci.offset, ci.size, ci.crc, "kernel " + std::to_string(k) + " chunk " + std::to_string(c));
+  }
+  index->check_and_group(kn.segment_insts, kn.totals.warp_insts, kernel_where);
+  uint64_t warps = 0;
+  for (const BlockInfo& b : index->blocks) warps += b.warps;
+  if (warps != kn.totals.warps)
+    throw TraceError(where + ": its blocks have " + std::to_string(warps) + " warps, the footer says " +
+                     std::to_string(kn.totals.warps));
+  return index;
 }
 
 const ContainerReader::LoadedTable& ContainerReader::loaded_table(uint32_t k) const {
@@ -290,16 +315,19 @@ const StaticTable& ContainerReader::kernel_table(uint32_t k) const { return load
 
 uint32_t ContainerReader::group_of_block(uint32_t k, uint32_t ordinal) const {
   const Kernel& kn = kernel(k);
-  if (ordinal >= kn.blocks.size())
+  if (ordinal >= kn.num_blocks)
     throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(ordinal) +
-                     " out of range (" + std::to_string(kn.blocks.size()) + " blocks)");
-  auto it = std::upper_bound(kn.groups.begin(), kn.groups.end(), ordinal,
-                             [&](uint32_t o, uint32_t c) { return o < kn.chunks[c].first_block; });
-  return uint32_t(it - kn.groups.begin()) - 1;
+                     " out of range (" + std::to_string(kn.num_blocks) + " blocks)");
+  return block_index(k)->group_of_block(ordinal);
 }
 
 uint32_t ContainerReader::chunk_of_block(uint32_t k, uint32_t ordinal) const {
-  return kernel(k).groups[group_of_block(k, ordinal)];
+  const Kernel& kn = kernel(k);
+  if (ordinal >= kn.num_blocks)
+    throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(ordinal) +
+                     " out of range (" + std::to_string(kn.num_blocks) + " blocks)");
+  const auto index = block_index(k);
+  return index->groups[index->group_of_block(ordinal)];
 }
 
 void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out) const {
@@ -309,11 +337,12 @@ void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>
 
 void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out, ChunkScratch& scratch) const {
   const Kernel& kn = kernel(k);
-  if (c >= kn.chunks.size())
+  if (c >= kn.num_chunks)
     throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": chunk " + std::to_string(c) +
-                     " out of range (" + std::to_string(kn.chunks.size()) + " chunks)");
+                     " out of range (" + std::to_string(kn.num_chunks) + " chunks)");
   const LoadedTable& table = loaded_table(k);
-  const ChunkInfo& ci = kn.chunks[c];
+  const auto index = block_index(k);
+  const ChunkInfo& ci = index->chunks[c];
   const std::string where = fail_prefix() + "kernel " + std::to_string(k) + " chunk " + std::to_string(c);
   std::string& buf = scratch.frame_buffer();
   read_frame(Ref{ci.offset, ci.size, ci.crc}, where, buf);
@@ -325,7 +354,7 @@ void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>
   uint64_t insts = 0;
   for (size_t i = 0; i < out.size(); ++i) {
     const uint32_t ordinal = ci.first_block + uint32_t(i);
-    const BlockInfo& want = kn.blocks[ordinal];
+    const BlockInfo& want = index->blocks[ordinal];
     BlockTrace& got = out[i];
     got.ordinal = ordinal;
     got.segment = ci.segment;
@@ -359,9 +388,13 @@ void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>
 void ContainerReader::read_group(uint32_t k, uint32_t g, std::vector<BlockTrace>& out, ChunkScratch& scratch,
                                  Parts parts) const {
   const Kernel& kn = kernel(k);
-  const uint32_t first = kn.groups[g];
+  const auto index = block_index(k);
+  if (g >= index->groups.size())
+    throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": group " + std::to_string(g) +
+                     " out of range (" + std::to_string(index->groups.size()) + " groups)");
+  const uint32_t first = index->groups[g];
   read_chunk(k, first, out, scratch);
-  const uint32_t segments = kn.chunks[first].segments;
+  const uint32_t segments = index->chunks[first].segments;
   if (parts == Parts::kFirstSegment || segments == 1) return;
   // Join the further segments onto the first: a warp continues in segment s
   // only when it filled segment s - 1.
@@ -385,10 +418,11 @@ void ContainerReader::read_group(uint32_t k, uint32_t g, std::vector<BlockTrace>
     }
   }
   for (BlockTrace& whole : out) {
-    if (whole.warp_insts() != kn.blocks[whole.ordinal].warp_insts)
+    if (whole.warp_insts() != index->blocks[whole.ordinal].warp_insts)
       throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(whole.ordinal) +
                        ": its segments hold " + std::to_string(whole.warp_insts()) +
-                       " warp instructions, the index says " + std::to_string(kn.blocks[whole.ordinal].warp_insts));
+                       " warp instructions, the index says " +
+                       std::to_string(index->blocks[whole.ordinal].warp_insts));
     whole.segments = 1;
     whole.segment_insts = 0;
   }
@@ -397,12 +431,12 @@ void ContainerReader::read_group(uint32_t k, uint32_t g, std::vector<BlockTrace>
 uint32_t ContainerReader::read_segment(uint32_t k, uint32_t ordinal, uint32_t segment, std::vector<BlockTrace>& out,
                                        ChunkScratch& scratch) const {
   const uint32_t first = chunk_of_block(k, ordinal);
-  const Kernel& kn = kernel(k);
-  if (segment >= kn.blocks[ordinal].segments)
+  const auto index = block_index(k);
+  if (segment >= index->blocks[ordinal].segments)
     throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(ordinal) +
                      " has no segment " + std::to_string(segment));
   read_chunk(k, first + segment, out, scratch);
-  return kn.chunks[first].first_block;
+  return index->chunks[first].first_block;
 }
 
 std::unique_ptr<ContainerReader::StreamStorage> ContainerReader::take_stream_storage() const {
@@ -424,7 +458,8 @@ BlockTrace ContainerReader::read_block(uint32_t k, uint32_t ordinal) const {
   std::vector<BlockTrace> blocks;
   thread_local ChunkScratch scratch;
   read_group(k, g, blocks, scratch, Parts::kWhole);
-  return std::move(blocks[ordinal - kernel(k).chunks[group_chunk(k, g)].first_block]);
+  const auto index = block_index(k);
+  return std::move(blocks[ordinal - index->chunks[index->groups[g]].first_block]);
 }
 
 uint64_t ContainerReader::check_every_frame() const {
@@ -433,9 +468,10 @@ uint64_t ContainerReader::check_every_frame() const {
   for (uint32_t k = 0; k < kernel_count(); ++k) {
     totals(k);  // loads the table and checks the opcode counts against it
     thread_local ChunkScratch scratch;
-    for (uint32_t g = 0; g < group_count(k); ++g) {
+    const auto index = block_index(k);
+    for (uint32_t g = 0; g < index->groups.size(); ++g) {
       read_group(k, g, blocks, scratch, Parts::kWhole);
-      chunks += kernel(k).chunks[group_chunk(k, g)].segments;
+      chunks += index->chunks[index->groups[g]].segments;
     }
   }
   return chunks;

@@ -1,10 +1,18 @@
 #pragma once
 // Reads a .lst container (layout in proto/trace.proto). Opening validates the
 // head, the tail, the footer (CRC, every frame reference inside the data
-// region, block counts matching the chunks) and the header; kernel tables are
-// loaded lazily, once per table frame (kernels with identical tables share
-// one); chunk frames are checked (CRC, LZ4 checksums, protobuf,
-// consistency with the table and the index) whenever they are read.
+// region) and the header; kernel tables are loaded lazily, once per table
+// frame (kernels with identical tables share one); chunk frames are checked
+// (CRC, LZ4 checksums, protobuf, consistency with the table and the index)
+// whenever they are read.
+// A kernel's index of chunks and blocks (block_index) comes, in format
+// version 3, from a frame of its own, read and checked (frame references,
+// block counts matching the chunks, totals matching the footer) when the
+// kernel's blocks are first read. It stays while anyone holds it, and the
+// two loaded last stay besides, so that opening a trace and reading it
+// kernel by kernel holds the indexes of about two kernels, whatever the
+// trace's length. Versions 1 and 2 keep every kernel's index in the footer:
+// it is checked when the file is opened and kept.
 //
 // All const members are thread-safe: frames are read with pread().
 // Errors: TraceError("<path>: <what>"), for chunks "<path>: kernel K chunk C: <what>".
@@ -16,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/container/block_index.h"
 #include "frontend/container/chunk_codec.h"
 #include "frontend/container/format.h"
 #include "frontend/trace/block_trace.h"
@@ -24,21 +33,11 @@
 
 namespace lockstep {
 
-struct ChunkInfo {
-  uint64_t offset = 0;
-  uint32_t size = 0;  // compressed bytes
-  uint32_t crc = 0;
-  uint32_t first_block = 0;  // ordinal of the chunk's first block in the kernel
-  uint32_t num_blocks = 0;
-  uint64_t warp_insts = 0;  // in this chunk
-  uint32_t segment = 0;     // which segment of its blocks it holds
-  uint32_t segments = 0;    // a group's first chunk: the chunks of its group (1 + its further segments)
-};
-
 struct KernelTotals {
   uint64_t warp_insts = 0;
   uint64_t mem_insts = 0;
   uint64_t thread_insts = 0;
+  uint64_t warps = 0;  // over all the kernel's blocks
   std::vector<uint64_t> opcode_counts;  // by opcode id of kernel_table(k)
 };
 
@@ -58,10 +57,12 @@ class ContainerReader {
 
   // Loaded (and validated) on first use; the reference stays valid.
   const StaticTable& kernel_table(uint32_t k) const;
-  uint32_t block_count(uint32_t k) const { return uint32_t(kernel(k).blocks.size()); }
-  const std::vector<BlockInfo>& blocks(uint32_t k) const { return kernel(k).blocks; }
-  uint32_t chunk_count(uint32_t k) const { return uint32_t(kernel(k).chunks.size()); }
-  const std::vector<ChunkInfo>& chunks(uint32_t k) const { return kernel(k).chunks; }
+  // From the footer: no block index is read.
+  uint32_t block_count(uint32_t k) const { return kernel(k).num_blocks; }
+  uint32_t chunk_count(uint32_t k) const { return kernel(k).num_chunks; }
+  // Kernel k's chunks and blocks, loaded and checked on first use (above).
+  // Hold the pointer while using its rows.
+  std::shared_ptr<const KernelBlockIndex> block_index(uint32_t k) const;
   // Index of the chunk holding block `ordinal` of kernel k (its first segment).
   uint32_t chunk_of_block(uint32_t k, uint32_t ordinal) const;
   // Index of the group holding block `ordinal` of kernel k.
@@ -69,9 +70,9 @@ class ContainerReader {
   // Per-warp instructions per segment of kernel k's blocks (0: blocks whole).
   uint32_t segment_insts(uint32_t k) const { return kernel(k).segment_insts; }
   // Groups of blocks: a group's first chunk holds their first segments, the
-  // chunks after it their further segments (a group of whole blocks is one chunk).
-  uint32_t group_count(uint32_t k) const { return uint32_t(kernel(k).groups.size()); }
-  uint32_t group_chunk(uint32_t k, uint32_t g) const { return kernel(k).groups[g]; }
+  // chunks after it their further segments (a group of whole blocks is one
+  // chunk); KernelBlockIndex::groups lists each group's first chunk.
+  uint32_t group_count(uint32_t k) const { return uint32_t(block_index(k)->groups.size()); }
 
   // Decodes chunk c of kernel k into `out` (resized; inner vectors reused):
   // the blocks, or for a segment chunk their segments (each BlockTrace's
@@ -123,9 +124,12 @@ class ContainerReader {
   struct Kernel {
     Ref table;
     uint32_t table_owner = 0;  // the first kernel whose table frame this is; it holds the loaded table
-    std::vector<ChunkInfo> chunks;
-    std::vector<uint32_t> groups;  // each group's first chunk
-    std::vector<BlockInfo> blocks;
+    Ref blocks_frame;          // version 3: its KernelBlocks frame
+    uint32_t num_chunks = 0;
+    uint32_t num_blocks = 0;
+    std::shared_ptr<const KernelBlockIndex> index_kept;  // versions 1 and 2: from the footer, for good
+    mutable std::mutex index_mu;
+    mutable std::weak_ptr<const KernelBlockIndex> index_loaded;  // version 3: while someone holds it
     uint32_t segment_insts = 0;
     KernelTotals totals;
     std::vector<std::string> partial_trace;
@@ -134,9 +138,13 @@ class ContainerReader {
     mutable std::unique_ptr<LoadedTable> table_owned;
   };
   static constexpr size_t kPooledStreams = 4;
+  static constexpr size_t kRecentIndexes = 2;  // block indexes kept after their last holder lets go
 
   const Kernel& kernel(uint32_t k) const;
   const LoadedTable& loaded_table(uint32_t k) const;
+  std::shared_ptr<const KernelBlockIndex> load_block_index(uint32_t k) const;  // version 3
+  // A frame reference from the index, checked to lie inside the data region.
+  Ref checked_ref(uint64_t offset, uint32_t size, uint32_t crc, const std::string& what) const;
   std::string fail_prefix() const { return path_.string() + ": "; }
   // pread + CRC check of a frame's compressed bytes into `buf`.
   void read_frame(const Ref& ref, const std::string& where, std::string& buf) const;
@@ -146,12 +154,15 @@ class ContainerReader {
   container::Limits limits_;
   int fd_ = -1;
   uint64_t file_size_ = 0;
+  uint64_t data_end_ = 0;  // every frame but the footer lies in [kHeadSize, data_end_)
   uint32_t format_version_ = 0;
   std::string producer_;
   TraceManifest manifest_;
   std::vector<std::unique_ptr<Kernel>> kernels_;
   mutable std::mutex pool_mu_;
   mutable std::vector<std::unique_ptr<StreamStorage>> pool_;
+  mutable std::mutex recent_mu_;
+  mutable std::shared_ptr<const KernelBlockIndex> recent_[kRecentIndexes];  // [0] the last loaded
 };
 
 }  // namespace lockstep

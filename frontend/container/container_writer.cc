@@ -40,11 +40,15 @@ void set_ref(proto::FrameRef* p, uint64_t offset, uint32_t size, uint32_t crc) {
 
 }  // namespace
 
-ContainerWriter::ContainerWriter(std::filesystem::path final_path, container::Limits limits)
-    : final_path_(std::move(final_path)), limits_(limits), out_(final_path_.string()) {
+ContainerWriter::ContainerWriter(std::filesystem::path final_path, container::Limits limits, uint32_t format_version)
+    : final_path_(std::move(final_path)), limits_(limits), format_version_(format_version), out_(final_path_.string()) {
+  if (format_version_ < container::kOldestWritableVersion || format_version_ > container::kFormatVersion)
+    throw TraceError(where() + ": cannot write format version " + std::to_string(format_version_) + " (only " +
+                     std::to_string(container::kOldestWritableVersion) + " to " +
+                     std::to_string(container::kFormatVersion) + ")");
   unsigned char head[container::kHeadSize] = {};
   std::memcpy(head, container::kHeadMagic, 8);
-  container::put_u32(head + 8, container::kFormatVersion);
+  container::put_u32(head + 8, format_version_);
   container::put_u32(head + 12, 0);
   write_all(head, sizeof head);
 }
@@ -79,7 +83,7 @@ void ContainerWriter::write_header(const TraceManifest& manifest) {
   if (committed_) throw TraceError(where() + ": write_header after commit");
   if (header_written_) throw TraceError(where() + ": write_header called twice");
   proto::TraceHeader msg;
-  encode_manifest(manifest, container::kFormatVersion, msg);
+  encode_manifest(manifest, format_version_, msg);
   const std::string raw = serialize(msg, where(), "TraceHeader");
   check_limit(raw, limits_.header_bytes, final_path_.string(),
               "the trace header (kernel names and header lines of " + std::to_string(manifest.kernels.size()) +
@@ -116,12 +120,13 @@ void ContainerWriter::add_chunk(EncodedChunk&& chunk) {
     if (k.group_segments_left != 0)
       throw TraceError(ctx + ": chunk at block " + std::to_string(chunk.first_block) + " before the " +
                        std::to_string(k.group_segments_left) + " remaining segments of the blocks before it");
-    if (chunk.first_block != k.blocks.size())
+    if (chunk.first_block != k.index.block_count())
       throw TraceError(ctx + ": chunk starts at block " + std::to_string(chunk.first_block) + ", expected " +
-                       std::to_string(k.blocks.size()) + " (chunks must be added in block order)");
-    if (k.blocks.size() + chunk.blocks.size() > std::numeric_limits<uint32_t>::max())
+                       std::to_string(k.index.block_count()) + " (chunks must be added in block order)");
+    if (k.index.block_count() + chunk.blocks.size() > std::numeric_limits<uint32_t>::max())
       throw TraceError(ctx + ": more than 2^32 blocks");
-    k.blocks.insert(k.blocks.end(), chunk.blocks.begin(), chunk.blocks.end());
+    if (k.index.chunk_count() == std::numeric_limits<uint32_t>::max()) throw TraceError(ctx + ": more than 2^32 chunks");
+    for (const BlockInfo& b : chunk.blocks) k.index.add_block(b);
     k.group_first_block = chunk.first_block;
     k.group_blocks = uint32_t(chunk.blocks.size());
     k.group_insts_left = sum;
@@ -138,13 +143,8 @@ void ContainerWriter::add_chunk(EncodedChunk&& chunk) {
   --k.group_segments_left;
   k.group_next_segment = chunk.segment + 1;
 
-  Chunk c;
-  c.frame = write_frame(chunk.frame);
-  c.first_block = chunk.first_block;
-  c.num_blocks = uint32_t(chunk.blocks.size());
-  c.warp_insts = chunk.warp_insts;
-  c.segment = chunk.segment;
-  k.chunks.push_back(c);
+  const Frame f = write_frame(chunk.frame);
+  k.index.add_chunk(f.offset, f.size, f.crc, uint32_t(chunk.blocks.size()), chunk.warp_insts, chunk.segment);
   k.warp_insts += chunk.warp_insts;
   k.mem_insts += chunk.mem_insts;
   k.thread_insts += chunk.thread_insts;
@@ -198,6 +198,40 @@ void ContainerWriter::set_partial_trace(uint32_t kernel_index, std::vector<std::
   kernels_[kernel_index].partial_trace = std::move(findings);
 }
 
+void ContainerWriter::write_block_index(uint32_t kernel_index, Kernel& k, proto::KernelIndex& entry) {
+  proto::KernelBlocks blocks;
+  const uint32_t num_chunks = k.index.chunk_count(), num_blocks = k.index.block_count();
+  const uint64_t warps = k.index.warps();
+  k.index.finish(kernel_index, blocks);
+  if (format_version_ >= 3) {
+    const Frame f = write_frame(compress_frame(serialize(blocks, where(), "KernelBlocks"), FrameCodec::kLz4Hc));
+    set_ref(entry.mutable_blocks_frame(), f.offset, f.size, f.crc);
+    entry.set_num_chunks(num_chunks);
+    entry.set_num_blocks(num_blocks);
+    entry.set_warps(warps);
+    return;
+  }
+  // Version 2: the same rows as footer entries.
+  const KernelBlockIndex rows = decode_kernel_blocks(blocks, where() + ": kernel " + std::to_string(kernel_index));
+  for (const ChunkInfo& c : rows.chunks) {
+    proto::ChunkEntry* e = entry.add_chunks();
+    set_ref(e->mutable_frame(), c.offset, c.size, c.crc);
+    e->set_first_block(c.first_block);
+    e->set_num_blocks(c.num_blocks);
+    e->set_warp_insts(c.warp_insts);
+    e->set_segment(c.segment);
+  }
+  for (const BlockInfo& b : rows.blocks) {
+    proto::BlockEntry* e = entry.add_blocks();
+    e->mutable_id()->set_x(b.id.x);
+    e->mutable_id()->set_y(b.id.y);
+    e->mutable_id()->set_z(b.id.z);
+    e->set_warps(b.warps);
+    e->set_warp_insts(b.warp_insts);
+    if (b.segments > 1) e->set_segments(b.segments);
+  }
+}
+
 void ContainerWriter::commit() {
   std::lock_guard lock(mu_);
   check_open("commit");
@@ -207,7 +241,7 @@ void ContainerWriter::commit() {
     Kernel& k = kernels_[ki];
     const std::string ctx = where() + ": kernel " + std::to_string(ki);
     if (!k.has_table) {
-      if (!k.chunks.empty()) throw TraceError(ctx + ": has chunks but no kernel table");
+      if (k.index.chunk_count() != 0) throw TraceError(ctx + ": has chunks but no kernel table");
       add_table_locked(ki, StaticTable{});
     }
     if (k.group_segments_left != 0)
@@ -216,23 +250,7 @@ void ContainerWriter::commit() {
     proto::KernelIndex* idx = footer.add_kernels();
     idx->set_kernel_index(ki);
     set_ref(idx->mutable_table(), k.table.offset, k.table.size, k.table.crc);
-    for (const Chunk& c : k.chunks) {
-      proto::ChunkEntry* e = idx->add_chunks();
-      set_ref(e->mutable_frame(), c.frame.offset, c.frame.size, c.frame.crc);
-      e->set_first_block(c.first_block);
-      e->set_num_blocks(c.num_blocks);
-      e->set_warp_insts(c.warp_insts);
-      e->set_segment(c.segment);
-    }
-    for (const BlockInfo& b : k.blocks) {
-      proto::BlockEntry* e = idx->add_blocks();
-      e->mutable_id()->set_x(b.id.x);
-      e->mutable_id()->set_y(b.id.y);
-      e->mutable_id()->set_z(b.id.z);
-      e->set_warps(b.warps);
-      e->set_warp_insts(b.warp_insts);
-      if (b.segments > 1) e->set_segments(b.segments);
-    }
+    write_block_index(ki, k, *idx);
     idx->set_segment_insts(k.segment_insts);
     idx->set_warp_insts(k.warp_insts);
     idx->set_mem_insts(k.mem_insts);
@@ -250,7 +268,7 @@ void ContainerWriter::commit() {
   }
   const Frame f = write_frame(compress_frame(serialize(footer, where(), "TraceFooter"), FrameCodec::kLz4Hc));
   unsigned char tail[container::kTailSize];
-  container::FileTail{f.offset, f.size, f.crc, container::kFormatVersion}.write(tail);
+  container::FileTail{f.offset, f.size, f.crc, format_version_}.write(tail);
   write_all(tail, sizeof tail);
   out_.commit();
   committed_ = true;

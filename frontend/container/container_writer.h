@@ -22,18 +22,27 @@
 #include <unordered_map>
 #include <vector>
 
+#include "frontend/container/block_index.h"
 #include "frontend/container/chunk_codec.h"
 #include "frontend/container/format.h"
 #include "frontend/io/output_file.h"
 #include "frontend/trace/kernel_info.h"
 #include "frontend/trace/static_table.h"
 
+namespace lockstep::proto {
+class KernelIndex;
+}
+
 namespace lockstep {
 
 class ContainerWriter {
  public:
-  // Refuses a header or kernel table over `limits` (the reader's, unless a test says otherwise).
-  explicit ContainerWriter(std::filesystem::path final_path, container::Limits limits = {});
+  // Refuses a header or kernel table over `limits` (the reader's, unless a
+  // test says otherwise). `format_version` from container::kOldestWritableVersion
+  // to container::kFormatVersion: version 2 keeps the chunk and block index in
+  // the footer, for readers built before version 3.
+  explicit ContainerWriter(std::filesystem::path final_path, container::Limits limits = {},
+                           uint32_t format_version = container::kFormatVersion);
   ~ContainerWriter();
   ContainerWriter(const ContainerWriter&) = delete;
   ContainerWriter& operator=(const ContainerWriter&) = delete;
@@ -57,20 +66,12 @@ class ContainerWriter {
     uint32_t size = 0;
     uint32_t crc = 0;
   };
-  struct Chunk {
-    Frame frame;
-    uint32_t first_block = 0;
-    uint32_t num_blocks = 0;
-    uint64_t warp_insts = 0;
-    uint32_t segment = 0;
-  };
   struct Kernel {
     bool has_table = false;
     Frame table;
     std::vector<uint32_t> inst_opcode;  // static id -> opcode id, from the table
     uint32_t opcode_count = 0;
-    std::vector<Chunk> chunks;
-    std::vector<BlockInfo> blocks;
+    KernelBlocksBuilder index;  // its chunks and blocks so far, packed (a few bytes a block)
     uint64_t warp_insts = 0, mem_insts = 0, thread_insts = 0;
     std::vector<uint64_t> static_counts;
     std::vector<std::string> partial_trace;
@@ -84,11 +85,14 @@ class ContainerWriter {
   void write_all(const void* data, size_t size);
   void check_open(const char* what) const;
   void add_table_locked(uint32_t kernel_index, const StaticTable& table);
+  // The kernel's chunks and blocks: in its own frame (version 3), or in its footer entry.
+  void write_block_index(uint32_t kernel_index, Kernel& k, proto::KernelIndex& entry);
   std::string where() const { return final_path_.string(); }
 
   mutable std::mutex mu_;
   std::filesystem::path final_path_;
   container::Limits limits_;
+  uint32_t format_version_;
   OutputFile out_;
   uint64_t offset_ = 0;
   bool header_written_ = false;

@@ -1,7 +1,7 @@
 #pragma once
 // Fixed parts of the .lst container layout (see proto/trace.proto):
 //   FileHead : 8-byte magic "LSTRACE1", u32 format version, u32 reserved (16 bytes)
-//   frames   : TraceHeader, BlockChunk..., KernelTable..., TraceFooter
+//   frames   : TraceHeader, BlockChunk..., KernelTable..., KernelBlocks..., TraceFooter
 //   FileTail : u64 footer offset, u32 footer frame size, u32 footer crc32,
 //              u32 format version, 8-byte magic "LSTEND01" (28 bytes)
 // All integers little-endian.
@@ -13,8 +13,13 @@ namespace lockstep::container {
 
 inline constexpr char kHeadMagic[8] = {'L', 'S', 'T', 'R', 'A', 'C', 'E', '1'};
 inline constexpr char kTailMagic[8] = {'L', 'S', 'T', 'E', 'N', 'D', '0', '1'};
-inline constexpr uint32_t kFormatVersion = 2;        // written: blocks may be stored in segments
-inline constexpr uint32_t kOldestFormatVersion = 1;  // read: version 1 stores every block whole
+// Written: each kernel's chunk and block index in a frame of its own (3).
+// Read: from version 1 (every block whole, the index in the footer);
+// version 2 stores long blocks in segments, with the index in the footer.
+inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kOldestFormatVersion = 1;
+// The oldest version a writer can be asked for (ContainerWriter), for readers built before version 3.
+inline constexpr uint32_t kOldestWritableVersion = 2;
 inline constexpr size_t kHeadSize = 16;
 inline constexpr size_t kTailSize = 28;
 

@@ -9,7 +9,7 @@ namespace lockstep {
 void SegmentFeed::take(uint32_t ordinal, uint32_t segment, BlockTrace& out) noexcept {
   try {
     std::lock_guard lock(mu_);
-    if (taken_.empty()) taken_.assign(reader_.block_count(kernel_), 0);
+    if (taken_.empty()) taken_.assign(index_->blocks.size(), 0);
     if (ordinal < taken_.size()) taken_[ordinal] = segment;
     if (auto it = parked_.find(key(ordinal, segment)); it != parked_.end()) {
       std::swap(out, it->second);

@@ -18,7 +18,8 @@ namespace lockstep {
 
 class SegmentFeed : public BlockSegments {
  public:
-  SegmentFeed(const ContainerReader& reader, uint32_t kernel) : reader_(reader), kernel_(kernel) {}
+  SegmentFeed(const ContainerReader& reader, uint32_t kernel)
+      : reader_(reader), kernel_(kernel), index_(reader.block_index(kernel)) {}
   void take(uint32_t ordinal, uint32_t segment, BlockTrace& out) noexcept override;
   // Blocks [0, n) have been handed out (their first segments).
   void handed_out(uint32_t n) { handed_out_.store(n, std::memory_order_release); }
@@ -33,6 +34,7 @@ class SegmentFeed : public BlockSegments {
 
   const ContainerReader& reader_;
   const uint32_t kernel_;
+  const std::shared_ptr<const KernelBlockIndex> index_;  // held while the kernel's segments are read
   std::mutex mu_;
   ChunkScratch scratch_;
   std::vector<BlockTrace> decoded_;

@@ -63,7 +63,7 @@ class ContainerTraceSource : public TraceSource {
     KernelSummary s;
     const KernelTotals& t = reader_.totals(kernel);
     s.blocks = reader_.block_count(kernel);
-    for (const BlockInfo& b : reader_.blocks(kernel)) s.warps += b.warps;
+    s.warps = t.warps;
     s.warp_insts = t.warp_insts;
     s.mem_insts = t.mem_insts;
     s.thread_insts = t.thread_insts;

@@ -275,7 +275,7 @@ TEST(Cli, KernelsDoneBeforeAnErrorAreReportedAsIncomplete) {
     ContainerReader reader(lst);
     kernels = reader.kernel_count();
     ASSERT_EQ(kernels, 16u);
-    const ChunkInfo& chunk = reader.chunks(kernels - 1).front();
+    const ChunkInfo chunk = reader.block_index(kernels - 1)->chunks.front();
     offset = chunk.offset + chunk.size / 2;
   }
   {

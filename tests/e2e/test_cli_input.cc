@@ -197,7 +197,8 @@ TEST(CliInput, InfoCheckReadsBackEveryChunkWithoutSimulating) {
             std::string::npos)
       << good.out;
   {
-    const uint64_t at = reader.chunks(3)[0].offset + reader.chunks(3)[0].size / 2;  // inside kernel 3's first chunk
+    const ChunkInfo first = reader.block_index(3)->chunks[0];
+    const uint64_t at = first.offset + first.size / 2;  // inside kernel 3's first chunk
     std::fstream f(lst, std::ios::in | std::ios::out | std::ios::binary);
     f.seekg(std::streamoff(at));
     const char c = char(f.get());

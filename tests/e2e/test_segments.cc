@@ -68,8 +68,10 @@ TEST(Segments, WholeBlocksReadBackEqualTheTextTrace) {
     convert_text_trace(input, dir / "t.lst", segmented(7));
     ContainerReader reader(dir / "t.lst");
     bool split = false;
-    for (uint32_t k = 0; k < reader.kernel_count(); ++k)
-      for (const BlockInfo& b : reader.blocks(k)) split = split || b.segments > 1;
+    for (uint32_t k = 0; k < reader.kernel_count(); ++k) {
+      const auto index = reader.block_index(k);
+      for (const BlockInfo& b : index->blocks) split = split || b.segments > 1;
+    }
     EXPECT_TRUE(split) << "no block was stored in segments";
     EXPECT_GT(reader.check_every_frame(), 0u);
     TextTraceSource original(input, nullptr);
@@ -131,10 +133,10 @@ TEST(Segments, TheFeedKeepsOnlySegmentsOfBlocksHandedOut) {
   convert_text_trace(test::shared_traces() / "vectoradd-sm80", dir / "t.lst", segmented(2));
   ContainerReader reader(dir / "t.lst");
   uint32_t k = 0;
-  while (k < reader.kernel_count() && reader.blocks(k).size() < 2) ++k;
+  while (k < reader.kernel_count() && reader.block_count(k) < 2) ++k;
   ASSERT_LT(k, reader.kernel_count());
-  ASSERT_GT(reader.blocks(k)[0].segments, 3u);
-  ASSERT_GT(reader.blocks(k)[1].segments, 3u);
+  ASSERT_GT(reader.block_index(k)->blocks[0].segments, 3u);
+  ASSERT_GT(reader.block_index(k)->blocks[1].segments, 3u);
   ASSERT_EQ(reader.chunk_of_block(k, 0), reader.chunk_of_block(k, 1)) << "blocks 0 and 1 in one group";
   SegmentFeed feed(reader, k);
   BlockTrace s;
@@ -167,12 +169,14 @@ TEST(Segments, ASegmentThatCannotBeReadStopsTheRunWithTheReadersError) {
   uint64_t offset = 0;
   {
     ContainerReader reader(dir / "t.lst");
-    for (uint32_t k = 0; k < reader.kernel_count() && offset == 0; ++k)
-      for (const ChunkInfo& c : reader.chunks(k))
+    for (uint32_t k = 0; k < reader.kernel_count() && offset == 0; ++k) {
+      const auto index = reader.block_index(k);
+      for (const ChunkInfo& c : index->chunks)
         if (c.segment == 2) {
           offset = c.offset + c.size / 2;
           break;
         }
+    }
   }
   ASSERT_GT(offset, 0u);
   {

@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "frontend/container/block_index.h"
 #include "frontend/container/block_stream.h"
 #include "frontend/container/chunk_codec.h"
 #include "frontend/container/container_reader.h"
@@ -923,8 +924,9 @@ struct Fixture {
     for (uint32_t b = 0; b < 5; ++b) blocks[1].push_back(random_block(ids1, {b, 0, 0}, 2 + b, 25, rng));
   }
 
-  void write(const fs::path& path, size_t chunk0 = 3, size_t chunk1 = 2) {
-    ContainerWriter w(path);
+  void write(const fs::path& path, size_t chunk0 = 3, size_t chunk1 = 2,
+             uint32_t format_version = container::kFormatVersion) {
+    ContainerWriter w(path, {}, format_version);
     w.write_header(manifest);
     size_t n0 = 0, n1 = 0;
     while (n0 < blocks[0].size() || n1 < blocks[1].size()) {
@@ -963,19 +965,57 @@ proto::TraceFooter footer_of(const std::string& bytes) {
   EXPECT_TRUE(f.ParseFromString(lz4_decompress_frame(std::string_view(bytes).substr(off, size), 1 << 30, "test")));
   return f;
 }
-// Replaces the footer (with a correct CRC), as a writer with a bad index would.
-std::string with_footer(const std::string& bytes, const proto::TraceFooter& f) {
-  const auto* tail = reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - container::kTailSize);
-  const uint64_t off = container::get_u64(tail);
+uint64_t footer_offset(const std::string& bytes) {
+  return container::get_u64(reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - container::kTailSize));
+}
+// `data` (a container's bytes before its footer) with footer `f` and the tail after it.
+std::string append_footer(std::string data, const proto::TraceFooter& f, uint32_t version = container::kFormatVersion) {
+  const uint64_t off = data.size();
   std::string raw;
   f.SerializeToString(&raw);
   const std::string frame = lz4_compress_frame(raw);
-  std::string out = bytes.substr(0, off) + frame;
+  data += frame;
   unsigned char t[container::kTailSize];
-  container::FileTail{off, uint32_t(frame.size()), crc32(frame.data(), frame.size()), container::kFormatVersion}
-      .write(t);
-  out.append(reinterpret_cast<const char*>(t), sizeof t);
-  return out;
+  container::FileTail{off, uint32_t(frame.size()), crc32(frame.data(), frame.size()), version}.write(t);
+  data.append(reinterpret_cast<const char*>(t), sizeof t);
+  return data;
+}
+// Replaces the footer (with a correct CRC), as a writer with a bad index would.
+std::string with_footer(const std::string& bytes, const proto::TraceFooter& f,
+                        uint32_t version = container::kFormatVersion) {
+  return append_footer(bytes.substr(0, footer_offset(bytes)), f, version);
+}
+// Kernel k's chunk and block rows as a version 3 file stores them (its KernelBlocks frame).
+KernelBlockIndex rows_of(const std::string& bytes, uint32_t k) {
+  const proto::FrameRef& ref = footer_of(bytes).kernels(int(k)).blocks_frame();
+  proto::KernelBlocks m;
+  EXPECT_TRUE(m.ParseFromString(lz4_decompress_frame(std::string_view(bytes).substr(ref.offset(), ref.size()), 1 << 30, "test")));
+  return decode_kernel_blocks(m, "test");
+}
+// Kernel k's rows replaced by `rows`, in a KernelBlocks frame written after
+// the data, as a writer with a bad index would; the footer's counts follow
+// the rows unless `keep_counts`.
+std::string with_rows(const std::string& bytes, uint32_t k, const KernelBlockIndex& rows, bool keep_counts = false) {
+  KernelBlocksBuilder b;
+  for (const ChunkInfo& c : rows.chunks) b.add_chunk(c.offset, c.size, c.crc, c.num_blocks, c.warp_insts, c.segment);
+  for (const BlockInfo& bl : rows.blocks) b.add_block(bl);
+  proto::TraceFooter f = footer_of(bytes);
+  proto::KernelIndex* idx = f.mutable_kernels(int(k));
+  if (!keep_counts) {
+    idx->set_num_chunks(b.chunk_count());
+    idx->set_num_blocks(b.block_count());
+    idx->set_warps(b.warps());
+  }
+  proto::KernelBlocks m;
+  b.finish(k, m);
+  std::string raw;
+  m.SerializeToString(&raw);
+  const std::string frame = lz4_compress_frame(raw);
+  std::string data = bytes.substr(0, footer_offset(bytes));
+  idx->mutable_blocks_frame()->set_offset(data.size());
+  idx->mutable_blocks_frame()->set_size(uint32_t(frame.size()));
+  idx->mutable_blocks_frame()->set_crc32(crc32(frame.data(), frame.size()));
+  return append_footer(data + frame, f);
 }
 
 TEST(Container, RoundTrip) {
@@ -1005,12 +1045,14 @@ TEST(Container, RoundTrip) {
     SCOPED_TRACE("kernel " + std::to_string(k));
     expect_same_table(fx.tables[k], r.kernel_table(k));
     const StaticTable& table = r.kernel_table(k);
-    ASSERT_EQ(r.blocks(k).size(), fx.blocks[k].size());
+    const auto index = r.block_index(k);
+    ASSERT_EQ(index->blocks.size(), fx.blocks[k].size());
     KernelTotals want;
     want.opcode_counts.assign(table.opcode_count(), 0);
     for (size_t b = 0; b < fx.blocks[k].size(); ++b) {
       const BlockTrace& bt = fx.blocks[k][b];
-      EXPECT_EQ(r.blocks(k)[b], (BlockInfo{bt.id, uint32_t(bt.warps.size()), bt.warp_insts()}));
+      EXPECT_EQ(index->blocks[b], (BlockInfo{bt.id, uint32_t(bt.warps.size()), bt.warp_insts()}));
+      want.warps += bt.warps.size();
       for (const WarpTrace& w : bt.warps)
         for (const WarpInstruction& wi : w.insts) {
           ++want.warp_insts;
@@ -1023,6 +1065,7 @@ TEST(Container, RoundTrip) {
     EXPECT_EQ(got.warp_insts, want.warp_insts);
     EXPECT_EQ(got.mem_insts, want.mem_insts);
     EXPECT_EQ(got.thread_insts, want.thread_insts);
+    EXPECT_EQ(got.warps, want.warps);
     EXPECT_EQ(got.opcode_counts, want.opcode_counts);
 
     // Chunk by chunk.
@@ -1030,7 +1073,7 @@ TEST(Container, RoundTrip) {
     std::vector<BlockTrace> chunk;
     for (uint32_t c = 0; c < r.chunk_count(k); ++c) {
       r.read_chunk(k, c, chunk);
-      EXPECT_EQ(r.chunks(k)[c].first_block, ordinal);
+      EXPECT_EQ(index->chunks[c].first_block, ordinal);
       for (const BlockTrace& bt : chunk) expect_same_block(fx.blocks[k][ordinal++], bt, table);
     }
     EXPECT_EQ(ordinal, fx.blocks[k].size());
@@ -1053,6 +1096,91 @@ TEST(Container, RoundTrip) {
   std::vector<BlockTrace> scratch;
   EXPECT_CONTAINS(trace_error([&] { r.read_chunk(1, 3, scratch); }), "chunk 3 out of range");
   EXPECT_CONTAINS(trace_error([&] { r.kernel_table(3); }), "kernel 3 out of range");
+}
+
+// A version 3 footer keeps counts and totals only; a version 2 file (the
+// index in the footer) reads back the same rows, blocks and totals.
+TEST(Container, Version2FilesReadLikeVersion3) {
+  ScratchDir dir("container-v2");
+  Fixture fx;
+  const fs::path v2 = dir / "v2.lst", v3 = dir / "v3.lst";
+  fx.write(v2, 3, 2, 2);
+  fx.write(v3, 3, 2, 3);
+  EXPECT_CONTAINS(trace_error([&] { ContainerWriter w(dir / "v1.lst", {}, 1); }), "cannot write format version 1");
+  const proto::TraceFooter f2 = footer_of(read_file(v2)), f3 = footer_of(read_file(v3));
+  EXPECT_EQ(f2.kernels(0).blocks_size(), 10);
+  EXPECT_EQ(f3.kernels(0).blocks_size(), 0);
+  EXPECT_EQ(f3.kernels(0).chunks_size(), 0);
+  EXPECT_EQ(f3.kernels(0).num_blocks(), 10u);
+  const ContainerReader a(v2), b(v3);
+  EXPECT_EQ(a.format_version(), 2u);
+  EXPECT_EQ(b.format_version(), 3u);
+  for (uint32_t k = 0; k < 3; ++k) {
+    SCOPED_TRACE("kernel " + std::to_string(k));
+    ASSERT_EQ(a.block_count(k), b.block_count(k));
+    ASSERT_EQ(a.chunk_count(k), b.chunk_count(k));
+    const auto ia = a.block_index(k), ib = b.block_index(k);
+    EXPECT_EQ(ia->blocks, ib->blocks);
+    EXPECT_EQ(ia->groups, ib->groups);
+    ASSERT_EQ(ia->chunks.size(), ib->chunks.size());
+    for (size_t c = 0; c < ia->chunks.size(); ++c) {
+      // The chunks sit at the same offsets: only what follows them differs.
+      EXPECT_EQ(ia->chunks[c].offset, ib->chunks[c].offset);
+      EXPECT_EQ(ia->chunks[c].crc, ib->chunks[c].crc);
+      EXPECT_EQ(ia->chunks[c].first_block, ib->chunks[c].first_block);
+      EXPECT_EQ(ia->chunks[c].segments, ib->chunks[c].segments);
+    }
+    EXPECT_EQ(a.totals(k).warps, b.totals(k).warps);
+    EXPECT_EQ(a.totals(k).warp_insts, b.totals(k).warp_insts);
+    for (uint32_t o = 0; o < a.block_count(k); ++o)
+      expect_same_block(a.read_block(k, o), b.read_block(k, o), b.kernel_table(k));
+  }
+}
+
+// Opening a version 3 file reads no kernel's index; a kernel's is read on
+// first use, kept while held and among the two loaded last, dropped after.
+TEST(Container, BlockIndexReadWhenNeededAndDroppedAfter) {
+  ScratchDir dir("container-lazy-index");
+  const TraceManifest manifest = make_manifest(4);
+  StaticTable table;
+  const Ids ids = fill_table(table);
+  std::mt19937_64 rng(3);
+  std::vector<BlockTrace> blocks;
+  for (uint32_t b = 0; b < 6; ++b) blocks.push_back(random_block(ids, {b, 0, 0}, 2, 10, rng));
+  const fs::path path = dir / "t.lst";
+  {
+    ContainerWriter w(path);
+    w.write_header(manifest);
+    for (uint32_t k = 0; k < 4; ++k) {
+      w.add_chunk(encode_chunk(k, 0, std::span(blocks).first(3), table));
+      w.add_chunk(encode_chunk(k, 3, std::span(blocks).subspan(3), table));
+      w.add_kernel_table(k, table);
+    }
+    w.commit();
+  }
+  const ContainerReader r(path);
+  EXPECT_EQ(r.block_count(3), 6u);  // from the footer
+  std::weak_ptr<const KernelBlockIndex> first = r.block_index(0);
+  EXPECT_FALSE(first.expired());  // nobody holds it, but it was loaded last
+  {
+    BlockStream s(r, 1);
+    while (s.next()) {
+    }
+  }
+  EXPECT_FALSE(first.expired());  // one of the two loaded last
+  EXPECT_EQ(r.read_block(2, 5).id, blocks[5].id);
+  EXPECT_TRUE(first.expired());  // kernels 1 and 2 came after it
+  // Held, it stays (and is not read again) whatever comes after.
+  const auto held = r.block_index(0);
+  for (uint32_t k : {1u, 2u, 3u, 1u}) r.block_index(k);
+  EXPECT_EQ(r.block_index(0).get(), held.get());
+  // A version 2 file keeps every kernel's index from the moment it is opened.
+  Fixture fx;
+  fx.write(dir / "v2.lst", 3, 2, 2);
+  const ContainerReader old(dir / "v2.lst");
+  first = old.block_index(0);
+  for (uint32_t k : {1u, 2u, 1u, 2u}) old.block_index(k);
+  EXPECT_FALSE(first.expired());
 }
 
 TEST(Container, ManifestCodecRoundTrip) {
@@ -1231,7 +1359,7 @@ TEST_F(ContainerCorruption, WrongVersion) {
   std::string b = bytes;
   b[8] = 7;
   const std::string m = open_error(b);
-  EXPECT_CONTAINS(m, "unsupported format version 7 (this build reads 1 to 2)");
+  EXPECT_CONTAINS(m, "unsupported format version 7 (this build reads 1 to 3)");
   b = bytes;
   b[bytes.size() - 12] = 9;  // the tail's copy
   EXPECT_CONTAINS(open_error(b), "tail format version 9");
@@ -1250,10 +1378,9 @@ TEST_F(ContainerCorruption, Truncated) {
 }
 
 TEST_F(ContainerCorruption, FlippedByteInChunk) {
-  const proto::TraceFooter f = footer_of(bytes);
-  const proto::FrameRef& ref = f.kernels(0).chunks(1).frame();
+  const ChunkInfo ref = ContainerReader(good).block_index(0)->chunks[1];
   std::string b = bytes;
-  b[ref.offset() + ref.size() / 2] ^= 0x10;
+  b[ref.offset + ref.size / 2] ^= 0x10;
   write_file(bad, b);
   const ContainerReader r(bad);  // the index is intact: opening succeeds
   std::vector<BlockTrace> out;
@@ -1284,26 +1411,36 @@ TEST_F(ContainerCorruption, FlippedByteInTable) {
 // A chunk that says it holds a later segment must follow its blocks' first
 // chunk and the segments before it; the first chunk of a kernel can be none.
 TEST_F(ContainerCorruption, SegmentChunksOutOfPlace) {
-  proto::TraceFooter f = footer_of(bytes);
-  f.mutable_kernels(1)->mutable_chunks(0)->set_segment(1);
-  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 1 chunk 0: segment 1 of blocks from 0 does not follow");
-  f = footer_of(bytes);
-  f.mutable_kernels(1)->mutable_chunks(2)->set_segment(1);  // its blocks are whole: they have no segment 1
-  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 1 chunk 2: segment 1 of blocks from");
+  KernelBlockIndex rows = rows_of(bytes, 1);
+  rows.chunks[0].segment = 1;
+  write_file(bad, with_rows(bytes, 1, rows));
+  const ContainerReader r(bad);  // the footer is intact: opening succeeds
+  EXPECT_CONTAINS(trace_error([&] { r.block_index(1); }),
+                  "kernel 1 chunk 0: segment 1 of blocks from 0 does not follow");
+  rows = rows_of(bytes, 1);
+  rows.chunks[2].segment = 1;  // its blocks are whole: they have no segment 1
+  write_file(bad, with_rows(bytes, 1, rows));
+  const ContainerReader r2(bad);
+  EXPECT_CONTAINS(trace_error([&] { r2.read_block(1, 0); }), "kernel 1 chunk 2: segment 1 of blocks from");
+  EXPECT_EQ(r2.read_block(0, 9).id, fx.blocks[0][9].id);  // other kernels still read
 }
 
 TEST_F(ContainerCorruption, IndexPointsPastTheEnd) {
-  proto::TraceFooter f = footer_of(bytes);
-  f.mutable_kernels(1)->mutable_chunks(2)->mutable_frame()->set_offset(bytes.size() + 100);
-  std::string m = open_error(with_footer(bytes, f));
+  KernelBlockIndex rows = rows_of(bytes, 1);
+  rows.chunks[2].offset = bytes.size() + 100;
+  write_file(bad, with_rows(bytes, 1, rows));
+  const ContainerReader r(bad);
+  std::string m = trace_error([&] { BlockStream s(r, 1); });
   EXPECT_CONTAINS(m, "kernel 1 chunk 2: frame at offset");
   EXPECT_CONTAINS(m, "outside the data region");
 
-  f = footer_of(bytes);
-  const uint64_t footer_off = container::get_u64(
-      reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - container::kTailSize));
-  f.mutable_kernels(0)->mutable_table()->set_offset(footer_off - 2);  // overlaps the footer
+  proto::TraceFooter f = footer_of(bytes);
+  f.mutable_kernels(0)->mutable_table()->set_offset(footer_offset(bytes) - 2);  // overlaps the footer
   EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 0 table: frame at offset");
+
+  f = footer_of(bytes);
+  f.mutable_kernels(1)->mutable_blocks_frame()->set_offset(footer_offset(bytes) - 2);
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 1 block index: frame at offset");
 
   f = footer_of(bytes);
   f.mutable_header()->set_offset(uint64_t(1) << 63);
@@ -1317,30 +1454,82 @@ TEST_F(ContainerCorruption, IndexPointsPastTheEnd) {
 }
 
 TEST_F(ContainerCorruption, InconsistentIndex) {
+  // Each fault is found when the kernel's index is read: the first use of its blocks.
+  auto index_error = [&](const std::string& image, uint32_t k) {
+    write_file(bad, image);
+    const ContainerReader r(bad);
+    return trace_error([&] { r.block_index(k); });
+  };
+  KernelBlockIndex rows = rows_of(bytes, 0);
+  rows.chunks[0].num_blocks = 4;  // blocks 0-3, which hold more than the chunk
+  EXPECT_CONTAINS(index_error(with_rows(bytes, 0, rows), 0), "kernel 0 chunk 0: index says");
+
+  rows = rows_of(bytes, 0);
+  rows.blocks.pop_back();
+  EXPECT_CONTAINS(index_error(with_rows(bytes, 0, rows), 0), "kernel 0 chunk 3: chunk blocks run past");
+
+  rows = rows_of(bytes, 1);
+  rows.blocks.push_back(BlockInfo{{9, 9, 0}, 1, 0});
+  EXPECT_CONTAINS(index_error(with_rows(bytes, 1, rows), 1), "kernel 1: chunks hold 5 blocks but the index lists 6");
+
+  // The frame and the footer disagree.
+  rows = rows_of(bytes, 1);
+  rows.blocks.push_back(BlockInfo{{9, 9, 0}, 1, 0});
+  EXPECT_CONTAINS(index_error(with_rows(bytes, 1, rows, /*keep_counts=*/true), 1),
+                  "kernel 1 block index: lists 3 chunks and 6 blocks, the footer 3 and 5");
   proto::TraceFooter f = footer_of(bytes);
-  f.mutable_kernels(0)->mutable_chunks(1)->set_first_block(4);
-  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 0 chunk 1: index says it starts at block 4, expected 3");
-
-  f = footer_of(bytes);
-  f.mutable_kernels(0)->mutable_blocks()->RemoveLast();
-  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 0 chunk 3: chunk blocks run past");
-
-  f = footer_of(bytes);
-  f.mutable_kernels(1)->add_blocks()->set_warps(1);
-  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 1: chunks hold 5 blocks but the index lists 6");
-
+  f.mutable_kernels(1)->set_warps(f.kernels(1).warps() + 1);
+  EXPECT_CONTAINS(index_error(with_footer(bytes, f), 1), "kernel 1 block index: its blocks have");
   f = footer_of(bytes);
   f.mutable_kernels(1)->set_warp_insts(f.kernels(1).warp_insts() + 1);
-  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 1: index total");
+  EXPECT_CONTAINS(index_error(with_footer(bytes, f), 1), "kernel 1: index total");
+  f = footer_of(bytes);
+  f.mutable_kernels(0)->set_num_chunks(1000000);
+  EXPECT_CONTAINS(index_error(with_footer(bytes, f), 0), "kernel 0 block index: lists 4 chunks and 10 blocks");
 
+  // The index frame itself: a flipped byte, content that is not a KernelBlocks, a short column.
+  std::string b = bytes;
+  const proto::FrameRef ref = footer_of(bytes).kernels(0).blocks_frame();
+  b[ref.offset() + ref.size() / 2] ^= 0x08;
+  EXPECT_CONTAINS(index_error(b, 0), "kernel 0 block index: checksum mismatch");
+  f = footer_of(bytes);
+  const std::string junk = lz4_compress_frame("\xff\xff\xff\xff\xff\xff");
+  f.mutable_kernels(0)->mutable_blocks_frame()->set_offset(footer_offset(bytes));
+  f.mutable_kernels(0)->mutable_blocks_frame()->set_size(uint32_t(junk.size()));
+  f.mutable_kernels(0)->mutable_blocks_frame()->set_crc32(crc32(junk.data(), junk.size()));
+  EXPECT_CONTAINS(index_error(append_footer(bytes.substr(0, footer_offset(bytes)) + junk, f), 0),
+                  "kernel 0 block index: bad protobuf");
+  {
+    proto::KernelBlocks m;
+    const proto::FrameRef& r0 = footer_of(bytes).kernels(0).blocks_frame();
+    ASSERT_TRUE(m.ParseFromString(lz4_decompress_frame(std::string_view(bytes).substr(r0.offset(), r0.size()), 1 << 30, "t")));
+    m.mutable_block_insts()->pop_back();
+    m.mutable_block_insts()->push_back(char(0x80));  // a varint that does not end
+    std::string raw;
+    m.SerializeToString(&raw);
+    const std::string frame = lz4_compress_frame(raw);
+    f = footer_of(bytes);
+    f.mutable_kernels(0)->mutable_blocks_frame()->set_offset(footer_offset(bytes));
+    f.mutable_kernels(0)->mutable_blocks_frame()->set_size(uint32_t(frame.size()));
+    f.mutable_kernels(0)->mutable_blocks_frame()->set_crc32(crc32(frame.data(), frame.size()));
+    EXPECT_CONTAINS(index_error(append_footer(bytes.substr(0, footer_offset(bytes)) + frame, f), 0),
+                    "kernel 0 block index: block_insts stream ends early");
+  }
+
+  f = footer_of(bytes);
+  f.mutable_kernels(1)->set_warp_insts(0);  // below the memory instructions
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 1: inconsistent instruction totals");
   f = footer_of(bytes);
   f.mutable_kernels()->RemoveLast();
   EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "footer indexes 2 kernels but the header lists 3");
+  f = footer_of(bytes);
+  f.mutable_kernels(1)->add_blocks()->set_warps(1);
+  EXPECT_CONTAINS(open_error(with_footer(bytes, f)), "kernel 1: chunk or block entries in the footer of a version 3");
 
   // Block summaries that disagree with the chunk's contents surface on read.
-  f = footer_of(bytes);
-  f.mutable_kernels(0)->mutable_blocks(4)->mutable_id()->set_z(99);
-  write_file(bad, with_footer(bytes, f));
+  rows = rows_of(bytes, 0);
+  rows.blocks[4].id.z = 99;
+  write_file(bad, with_rows(bytes, 0, rows));
   const ContainerReader r(bad);
   EXPECT_CONTAINS(trace_error([&] { r.read_block(0, 4); }), "kernel 0 chunk 1: block 4");
 
@@ -1350,6 +1539,28 @@ TEST_F(ContainerCorruption, InconsistentIndex) {
   write_file(bad, with_footer(bytes, f));
   const ContainerReader r2(bad);
   EXPECT_CONTAINS(trace_error([&] { r2.totals(1); }), "kernel 1 table: ");
+}
+
+// Version 2 keeps every kernel's chunks and blocks in the footer: such files
+// read as before, their index checked when opened.
+TEST_F(ContainerCorruption, Version2IndexInTheFooter) {
+  const fs::path v2 = dir / "v2.lst";
+  fx.write(v2, 3, 2, 2);
+  const std::string v2_bytes = read_file(v2);
+  proto::TraceFooter f = footer_of(v2_bytes);
+  ASSERT_EQ(f.kernels(0).chunks_size(), 4);
+  f.mutable_kernels(0)->mutable_chunks(1)->set_first_block(4);
+  EXPECT_CONTAINS(open_error(with_footer(v2_bytes, f, 2)),
+                  "kernel 0 chunk 1: index says it starts at block 4, expected 3");
+  f = footer_of(v2_bytes);
+  f.mutable_kernels(0)->mutable_blocks()->RemoveLast();
+  EXPECT_CONTAINS(open_error(with_footer(v2_bytes, f, 2)), "kernel 0 chunk 3: chunk blocks run past");
+  f = footer_of(v2_bytes);
+  f.mutable_kernels(1)->mutable_chunks(2)->mutable_frame()->set_offset(v2_bytes.size() + 100);
+  EXPECT_CONTAINS(open_error(with_footer(v2_bytes, f, 2)), "kernel 1 chunk 2: frame at offset");
+  f = footer_of(v2_bytes);
+  f.mutable_kernels(1)->set_num_blocks(5);
+  EXPECT_CONTAINS(open_error(with_footer(v2_bytes, f, 2)), "kernel 1: version 3 index fields in a version 2 file");
 }
 
 TEST_F(ContainerCorruption, BadProtobufInChunk) {
@@ -1431,8 +1642,8 @@ TEST(BlockStream, CarriesHelperErrorsToTheConsumer) {
   fx.write(path, 2, 2);
   std::string b = read_file(path);
   const proto::TraceFooter f = footer_of(b);
-  const proto::FrameRef& ref = f.kernels(0).chunks(2).frame();
-  b[ref.offset() + ref.size() - 3] ^= 0x55;
+  const ChunkInfo ref = ContainerReader(path).block_index(0)->chunks[2];
+  b[ref.offset + ref.size - 3] ^= 0x55;
   write_file(path, b);
   const ContainerReader r(path);
   BlockStream s(r, 0, 8);
@@ -1451,11 +1662,11 @@ TEST(BlockStream, ErrorsArriveInOrderFromEitherThread) {
   const fs::path path = dir / "t.lst";
   fx.write(path, 1, 1);  // kernel 0: ten chunks of one block
   const std::string good = read_file(path);
-  const proto::TraceFooter f = footer_of(good);
+  const auto index = ContainerReader(path).block_index(0);
   for (int bad_chunk : {0, 3, 9}) {
     std::string b = good;
-    const proto::FrameRef& ref = f.kernels(0).chunks(bad_chunk).frame();
-    b[ref.offset() + ref.size() / 2] ^= 0x21;
+    const ChunkInfo& ref = index->chunks[size_t(bad_chunk)];
+    b[ref.offset + ref.size / 2] ^= 0x21;
     write_file(path, b);
     const ContainerReader r(path);
     for (size_t ahead : {size_t(1), size_t(2), size_t(8)})
