@@ -6,6 +6,8 @@
 #include "frontend/cli/command_line.h"
 #include "frontend/cli/commands.h"
 #include "frontend/convert/converter.h"
+#include "frontend/convert/open_trace.h"
+#include "frontend/convert/repacker.h"
 #include "frontend/io/output_target.h"
 
 namespace po = boost::program_options;
@@ -18,7 +20,8 @@ int cmd_convert(const Args& args) {
   bool quiet = false, allow_partial = false;
   po::options_description opts(
       "usage: lockstep convert IN -o OUT.lst [options]\n"
-      "IN: an Accel-Sim trace directory, a kernelslist(.g), or one kernel-N.traceg[.xz] / raw kernel-N.trace[.xz]\n"
+      "IN: an Accel-Sim trace directory, a kernelslist(.g), or one kernel-N.traceg[.xz] / raw kernel-N.trace[.xz];\n"
+      "or a .lst, written again in this version's format (and --segment-insts)\n"
       "options");
   opts.add_options()("help,h", "show this help")("output,o", po::value(&output), "output .lst file (required; '-': standard output)")(
       "jobs,j", whole_number("jobs", &options.jobs, 0, kMaxThreads), "worker threads (0 = all cores)")(
@@ -33,7 +36,9 @@ int cmd_convert(const Args& args) {
   resolve_output(output);  // an unwritable output is reported before the conversion
 
   options.partial = partial_policy(allow_partial);
-  const ConvertReport r = convert_text_trace(input, output, options);
+  const ConvertReport r =
+      is_container_file(input) || std::filesystem::path(input).extension() == ".lst"
+          ? repack_container(input, output, options) : convert_text_trace(input, output, options);
   if (!quiet)
     std::fprintf(output == "-" ? stderr : stdout, "converted %u kernels, %llu blocks, %llu warp instructions: %llu -> %llu bytes (%.2fx) in %.2f s (%.2f M warp insts/s)\n",
                 r.kernels, (unsigned long long)r.blocks, (unsigned long long)r.warp_insts,

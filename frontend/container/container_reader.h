@@ -95,6 +95,8 @@ class ContainerReader {
   uint64_t check_every_frame() const;
   // What the text trace lacked, for a container converted with --allow-partial (all kernels, in order).
   std::vector<std::string> partial_trace() const;
+  // The same for kernel k alone.
+  const std::vector<std::string>& partial_trace(uint32_t k) const { return kernel(k).partial_trace; }
   // Totals from the index; loads the kernel table to check the opcode counts against it.
   const KernelTotals& totals(uint32_t k) const;
 

@@ -131,7 +131,7 @@ ConvertReport convert_text_trace(const std::filesystem::path& input, const std::
   const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, jobs);
 
-  ContainerWriter writer(output);
+  ContainerWriter writer(output, {}, options.format_version);
   writer.write_header(manifest);
 
   ConvertReport report;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "frontend/container/format.h"
 #include "frontend/trace/kernel_completeness.h"
 #include "frontend/trace/warnings.h"
 
@@ -30,6 +31,9 @@ struct ConvertOptions {
   // A kernel that is not whole is an error, or with kAllow a warning recorded
   // in the container (kernel_completeness.h).
   PartialTraces partial = PartialTraces::kReject;
+  // The container format to write (container::kOldestWritableVersion and up):
+  // an older one for readers built before the current one.
+  uint32_t format_version = container::kFormatVersion;
 };
 
 struct ConvertReport {

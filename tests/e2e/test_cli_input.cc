@@ -82,6 +82,17 @@ TEST(CliInput, ATraceCutAtABlockBoundaryIsAnErrorUnlessAllowedThenRecorded) {
   EXPECT_NE(read_file(whole_json).find("\"partial_trace\": []"), std::string::npos);
   EXPECT_EQ(lockstep_cmd("info " + quoted(dir / "c.lst") + " --allow-partial", dir).exit_code, 0);
   EXPECT_EQ(lockstep_cmd("export " + quoted(cut) + " -q --allow-partial -o " + quoted(dir / "exported"), dir).exit_code, 0);
+  // Written again (convert of a .lst), the container is refused the same way, or keeps its findings.
+  const Result again = lockstep_cmd("convert " + quoted(dir / "c.lst") + " -o " + quoted(dir / "r.lst"), dir);
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(lines(again.err), 1) << again.err;
+  EXPECT_NE(again.err.find("c.lst: converted from "), std::string::npos) << again.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.lst"));
+  ASSERT_EQ(lockstep_cmd("convert " + quoted(dir / "c.lst") + " -q --allow-partial -o " + quoted(dir / "r.lst"), dir).exit_code, 0);
+  const Result r = lockstep_cmd("info " + quoted(dir / "r.lst"), dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("r.lst: converted from "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(finding), std::string::npos) << r.err;
 }
 
 TEST(CliInput, RepeatedBlocksMissingWarpsAndWarpsWithoutExitAreNamed) {

@@ -17,6 +17,7 @@
 #include "frontend/container/segment_feed.h"
 #include "frontend/convert/converter.h"
 #include "frontend/convert/open_trace.h"
+#include "frontend/convert/repacker.h"
 #include "frontend/gen/workload_generator.h"
 #include "frontend/text/text_trace_source.h"
 #include "frontend/trace/trace_error.h"
@@ -78,6 +79,47 @@ TEST(Segments, WholeBlocksReadBackEqualTheTextTrace) {
     auto container = open_trace(dir / "t.lst");
     EXPECT_EQ(test::compare_traces(original, *container), "");
   }
+}
+
+// A container of format version 2 (every kernel's index in the footer),
+// written again in the current format, with or without segments: the same
+// blocks as the text trace, and the same statistics.
+TEST(Segments, AnOlderContainerWrittenAgainHoldsTheSameTrace) {
+  test::ScratchDir dir("seg-repack");
+  const auto text = test::shared_traces() / "bfs-rodinia-sm80";
+  ConvertOptions old = segmented(7);
+  old.format_version = 2;
+  convert_text_trace(text, dir / "v2.lst", old);
+  ASSERT_EQ(ContainerReader(dir / "v2.lst").format_version(), 2u);
+  const std::string want = stats_of(text, "A100", "cycle", 1);
+  for (uint32_t s : {0u, 7u, 64u}) {
+    SCOPED_TRACE("segments of " + std::to_string(s));
+    const auto lst = dir / ("v3-" + std::to_string(s) + ".lst");
+    const ConvertReport r = repack_container(dir / "v2.lst", lst, segmented(s));
+    const ContainerReader reader(lst);
+    EXPECT_EQ(reader.format_version(), container::kFormatVersion);
+    EXPECT_EQ(r.kernels, reader.kernel_count());
+    EXPECT_GT(r.blocks, 0u);
+    bool split = false;
+    for (uint32_t k = 0; k < reader.kernel_count(); ++k) {
+      const auto index = reader.block_index(k);
+      for (const BlockInfo& b : index->blocks) split = split || b.segments > 1;
+    }
+    EXPECT_EQ(split, s != 0);
+    TextTraceSource original(text, nullptr);
+    auto container = open_trace(lst);
+    EXPECT_EQ(test::compare_traces(original, *container), "");
+    if (s == 0) {
+      EXPECT_EQ(stats_of(lst, "A100", "cycle", 1), want);
+    }
+  }
+  try {
+    repack_container(dir / "missing.lst", dir / "x.lst", segmented(0));
+    ADD_FAILURE() << "a missing input was read";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.lst: cannot open"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.lst"));
 }
 
 TEST(Segments, EveryModelGivesTheTextTracesStatisticsForAnySegmentSize) {
