@@ -3,6 +3,7 @@
 // its source, a scratch directory that never outlives the run, and children
 // run with the signals as by default.
 #include <sys/resource.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,14 +51,21 @@ class ScratchDir {
 };
 
 // Runs `argv` in a forked child and waits for it: its wait status, and its
-// resource use in `usage` if given. The child gets SIGINT/SIGTERM/SIGHUP as
-// by default, and the one that ends the benchmark too.
-inline int run_child(const std::vector<std::string>& argv, rusage* usage = nullptr) {
+// resource use in `usage` if given (`ru_maxrss` counts the benchmark's own
+// resident memory at the fork too: the kernel carries it across exec, so a
+// benchmark that measures a child's peak stays small itself). The child gets
+// SIGINT/SIGTERM/SIGHUP as by default, and the one that ends the benchmark
+// too. `quiet`: its standard output goes to /dev/null.
+inline int run_child(const std::vector<std::string>& argv, rusage* usage = nullptr, bool quiet = false) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
+    if (quiet) {
+      const int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) dup2(null, STDOUT_FILENO);
+    }
     execv(args[0], args.data());
     _exit(127);
   }

@@ -11,6 +11,12 @@
 //                         [--large-gb G]   (also convert a >= G GB text trace, RSS only)
 //        trace_throughput --all [--size 2M] [--repeat R] ...
 //                         every workload in turn, then one table of them all
+//        trace_throughput --index [--index-blocks 100K,1M]
+//                         what a trace's block index costs: `lockstep gen
+//                         empty_kernel` at each block count, converted in the
+//                         current format and in format version 2 (the index in
+//                         the footer); file size, and the peak RSS of `lockstep
+//                         info` and of `lockstep run --perfect-memory` on each
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +33,7 @@
 #include "bench/bench_support.h"
 #include "frontend/container/block_stream.h"
 #include "frontend/container/container_reader.h"
+#include "frontend/container/format.h"
 #include "frontend/gen/workload_generator.h"
 #include "frontend/text/text_trace_source.h"
 
@@ -51,11 +58,11 @@ struct ChildRun {
 };
 
 // Runs argv as a child; wall time and the child's peak resident set.
-ChildRun run_child(const std::vector<std::string>& argv) {
+ChildRun run_child(const std::vector<std::string>& argv, bool quiet = false) {
   const auto t0 = Clock::now();
   ChildRun r;
   rusage usage{};
-  r.status = lockstep::bench::run_child(argv, &usage);
+  r.status = lockstep::bench::run_child(argv, &usage, quiet);
   r.seconds = seconds_since(t0);
   r.max_rss_kb = usage.ru_maxrss;
   return r;
@@ -241,6 +248,54 @@ int run_one(const Options& o, const std::string& workload, const fs::path& workd
   return 0;
 }
 
+// --index: per block count, the index's cost in each format, measured in this run.
+int run_index(const fs::path& workdir, const std::string& sizes) {
+  const fs::path lockstep_bin = fs::canonical("/proc/self/exe").parent_path().parent_path() / "lockstep";
+  std::printf("trace_throughput --index: lockstep gen empty_kernel (one warp per block), converted in format %u "
+              "and in format 2; peak RSS of `lockstep info` and `lockstep run --gpu QV100 --perfect-memory`\n",
+              lockstep::container::kFormatVersion);
+  std::printf("%10s %8s %12s %12s %12s %12s %12s %12s\n", "blocks", "format", ".lst KB", "info MB", "run MB",
+              "info s", "run s", "info MB/v2");
+  size_t at = 0;
+  while (at <= sizes.size()) {
+    const size_t comma = std::min(sizes.find(',', at), sizes.size());
+    const std::string size = sizes.substr(at, comma - at);
+    at = comma + 1;
+    lockstep::GenOptions gen;
+    gen.workload = "empty_kernel";
+    gen.size = lockstep::parse_size(size);
+    // Everything runs in child processes: a child's peak RSS counts this
+    // process's at the fork (run_child), so this one stays small.
+    const fs::path text = workdir / ("text-" + size);
+    fs::remove_all(text);
+    if (run_child({lockstep_bin.string(), "gen", "empty_kernel", "--size", size, "-o", text.string()}, true).status != 0) {
+      std::fprintf(stderr, "lockstep gen failed\n");
+      return 1;
+    }
+    const uint64_t blocks = lockstep::parse_size(size);
+    double info_mb[2] = {0, 0};
+    for (const uint32_t version : {uint32_t(2), lockstep::container::kFormatVersion}) {
+      const fs::path lst = workdir / ("v" + std::to_string(version) + "-" + size + ".lst");
+      const ChildRun conv = run_child({lockstep_bin.string(), "convert", text.string(), "-o", lst.string(), "-q",
+                                       "--format-version", std::to_string(version)});
+      const ChildRun info = run_child({lockstep_bin.string(), "info", lst.string()}, true);
+      const ChildRun run = run_child({lockstep_bin.string(), "run", lst.string(), "--gpu", "QV100", "--perfect-memory", "-q"});
+      if (conv.status != 0 || info.status != 0 || run.status != 0) {
+        std::fprintf(stderr, "lockstep convert, info or run failed on %s\n", lst.c_str());
+        return 1;
+      }
+      const int slot = version == 2 ? 0 : 1;
+      info_mb[slot] = double(info.max_rss_kb) / 1024.0;
+      std::printf("%10llu %8u %12.1f %12.1f %12.1f %12.3f %12.3f %12.2f\n", (unsigned long long)blocks, version,
+                  double(fs::file_size(lst)) / 1e3, info_mb[slot], double(run.max_rss_kb) / 1024.0, info.seconds,
+                  run.seconds, info_mb[0] > 0 ? info_mb[slot] / info_mb[0] : 0.0);
+      fs::remove(lst);
+    }
+    fs::remove_all(text);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -250,15 +305,18 @@ int main(int argc, char** argv) {
           "                        [--repeat R]     (each decode/parse rate: best of R passes)\n"
           "                        [--large-gb G]   (also convert a >= G GB text trace, RSS only)\n"
           "       trace_throughput --all [--size 2M] [--repeat R] ...\n"
-          "                        every workload in turn, then one table of them all\n"))
+          "                        every workload in turn, then one table of them all\n"
+          "       trace_throughput --index [--index-blocks 100K,1M]\n"
+          "                        a trace's block index in each format: file size, info and run peak RSS\n"))
     return 0;
   Options o;
   o.workdir = fs::temp_directory_path() / ("lockstep-bench-" + std::to_string(getpid()));
-  bool all = false, size_given = false;
+  bool all = false, size_given = false, index = false;
+  std::string index_blocks = "100K,1M";
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
-    if (k == "--all") {
-      all = true;
+    if (k == "--all" || k == "--index") {
+      (k == "--all" ? all : index) = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -272,12 +330,17 @@ int main(int argc, char** argv) {
     else if (k == "--jobs") o.jobs = v;
     else if (k == "--large-gb") o.large_gb = std::atof(v.c_str());
     else if (k == "--repeat") o.repeat = std::max(1, std::atoi(v.c_str()));
+    else if (k == "--index-blocks") index_blocks = v;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
     }
   }
   const lockstep::bench::ScratchDir scratch(o.workdir);  // removed on any exit, also by SIGINT/SIGTERM
+  if (index) {
+    fs::create_directories(o.workdir);
+    return run_index(o.workdir, index_blocks);
+  }
   if (!all) {
     Row row;
     return run_one(o, o.workload, o.workdir, row);

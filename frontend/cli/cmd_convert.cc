@@ -28,6 +28,11 @@ int cmd_convert(const Args& args) {
       "segment-insts", whole_number("segment-insts", &options.segment_insts, 0, 1u << 30),
       "store blocks whose warps are longer in segments of this many instructions per warp, so that simulation "
       "memory does not grow with block length (0: blocks whole)")(
+      "format-version",
+      whole_number("format-version", &options.format_version, container::kOldestWritableVersion,
+                   container::kFormatVersion),
+      "the .lst format to write: 2 for lockstep builds before format 3 (every kernel's block index in the "
+      "footer, read whole when the file is opened)")(
       "allow-partial", po::bool_switch(&allow_partial), kAllowPartialHelp)(
       "quiet,q", po::bool_switch(&quiet), "print nothing on success");
   if (!parse_command_line(args, opts, "input", input)) return 0;
