@@ -59,7 +59,7 @@ class HeldSegments {
   }
 
  private:
-  static constexpr size_t kSpares = 2;
+  static constexpr size_t kSpares = 1;
   void recycle(std::unique_ptr<BlockTrace> s) {
     if (spares_.size() < kSpares) spares_.push_back(std::move(s));
   }
