@@ -7,11 +7,21 @@
 
 namespace lockstep {
 
+KernelBlockIndex::KernelBlockIndex(KernelBlockRows&& rows) : chunks(std::move(rows.chunks)) {
+  for (const BlockInfo& b : rows.blocks) blocks.push_back(b);
+  blocks.shrink_to_fit();
+}
+
 void KernelBlockIndex::check_and_group(uint32_t segment_insts, uint64_t warp_insts, const std::string& kn) {
-  for (const BlockInfo& b : blocks)
-    if (b.segments > 1 && (segment_insts == 0 || b.warp_insts > uint64_t(b.segments) * segment_insts * b.warps))
-      throw TraceError(kn + ": a block of " + std::to_string(b.warp_insts) + " warp instructions in " +
-                       std::to_string(b.segments) + " segments of " + std::to_string(segment_insts) + " per warp");
+  if (!blocks.empty()) {
+    PackedBlocks::Cursor all = blocks.from(0);
+    for (uint32_t i = 0; i < blocks.size(); ++i) {
+      const BlockInfo b = all.next();
+      if (b.segments > 1 && (segment_insts == 0 || b.warp_insts > uint64_t(b.segments) * segment_insts * b.warps))
+        throw TraceError(kn + ": a block of " + std::to_string(b.warp_insts) + " warp instructions in " +
+                         std::to_string(b.segments) + " segments of " + std::to_string(segment_insts) + " per warp");
+    }
+  }
   // Chunks come in groups: a group's first chunk (segment 0) names its
   // blocks, each further one (segment 1, 2, ...) the same blocks, as many
   // as the group's longest block has segments.
@@ -38,9 +48,11 @@ void KernelBlockIndex::check_and_group(uint32_t segment_insts, uint64_t warp_ins
       group_insts = 0;
       group_seen = 0;
       group_segments = 1;
+      PackedBlocks::Cursor group = blocks.from(e.first_block);
       for (uint64_t b = e.first_block; b < next_block; ++b) {
-        group_insts += blocks[b].warp_insts;
-        group_segments = std::max(group_segments, blocks[b].segments);
+        const BlockInfo info = group.next();
+        group_insts += info.warp_insts;
+        group_segments = std::max(group_segments, info.segments);
       }
       groups.push_back(uint32_t(ci));
     } else {
@@ -117,8 +129,12 @@ void KernelBlocksBuilder::finish(uint32_t kernel_index, proto::KernelBlocks& out
   *this = KernelBlocksBuilder{};
 }
 
-KernelBlockIndex decode_kernel_blocks(const proto::KernelBlocks& msg, const std::string& where) {
-  KernelBlockIndex index;
+namespace {
+
+// Reads the columns of `msg` row by row: on_chunk(ChunkInfo) for each chunk,
+// then on_block(BlockInfo) for each block.
+template <class OnChunk, class OnBlock>
+void read_columns(const proto::KernelBlocks& msg, const std::string& where, OnChunk&& on_chunk, OnBlock&& on_block) {
   // Each row costs at least a byte per column: a count the columns cannot
   // hold is refused before anything is allocated for it.
   if (msg.num_chunks() > msg.chunk_sizes().size() || msg.num_blocks() > msg.block_warps().size())
@@ -128,11 +144,11 @@ KernelBlockIndex decode_kernel_blocks(const proto::KernelBlocks& msg, const std:
     ByteSource offsets(msg.chunk_offsets(), "chunk_offsets"), sizes(msg.chunk_sizes(), "chunk_sizes"),
         crcs(msg.chunk_crcs(), "chunk_crcs"), chunk_blocks(msg.chunk_blocks(), "chunk_blocks"),
         chunk_insts(msg.chunk_insts(), "chunk_insts"), chunk_segments(msg.chunk_segments(), "chunk_segments");
-    index.chunks.resize(msg.num_chunks());
     uint64_t prev_end = 0;
     uint64_t next_block = 0;
     uint32_t group_first = 0;
-    for (ChunkInfo& c : index.chunks) {
+    for (uint32_t i = 0; i < msg.num_chunks(); ++i) {
+      ChunkInfo c;
       c.offset = prev_end + uint64_t(offsets.z());
       c.size = sizes.u32();
       prev_end = c.offset + c.size;
@@ -146,12 +162,13 @@ KernelBlockIndex decode_kernel_blocks(const proto::KernelBlocks& msg, const std:
         next_block += c.num_blocks;
       }
       c.first_block = group_first;
+      on_chunk(c);
     }
     ByteSource ids(msg.block_ids(), "block_ids"), warps(msg.block_warps(), "block_warps"),
         insts(msg.block_insts(), "block_insts"), segments(msg.block_segments(), "block_segments");
-    index.blocks.resize(msg.num_blocks());
     Dim3 prev{0, 0, 0};
-    for (BlockInfo& b : index.blocks) {
+    for (uint32_t i = 0; i < msg.num_blocks(); ++i) {
+      BlockInfo b;
       b.id.x = prev.x + ids.z32();
       b.id.y = prev.y + ids.z32();
       b.id.z = prev.z + ids.z32();
@@ -161,6 +178,7 @@ KernelBlockIndex decode_kernel_blocks(const proto::KernelBlocks& msg, const std:
       const uint32_t more = segments.u32();
       if (more == UINT32_MAX) stream_fail("block_segments stream: value out of range");
       b.segments = more + 1;
+      on_block(b);
     }
     for (const ByteSource* s : {&offsets, &sizes, &crcs, &chunk_blocks, &chunk_insts, &chunk_segments, &ids,
                                 &warps, &insts, &segments})
@@ -168,6 +186,28 @@ KernelBlockIndex decode_kernel_blocks(const proto::KernelBlocks& msg, const std:
   } catch (const StreamDecodeError& e) {
     throw TraceError(where + ": " + e.what);
   }
+}
+
+}  // namespace
+
+KernelBlockRows decode_kernel_block_rows(const proto::KernelBlocks& msg, const std::string& where) {
+  KernelBlockRows rows;
+  rows.chunks.reserve(msg.num_chunks() <= msg.chunk_sizes().size() ? msg.num_chunks() : 0);
+  rows.blocks.reserve(msg.num_blocks() <= msg.block_warps().size() ? msg.num_blocks() : 0);
+  read_columns(msg, where, [&](const ChunkInfo& c) { rows.chunks.push_back(c); },
+               [&](const BlockInfo& b) { rows.blocks.push_back(b); });
+  return rows;
+}
+
+KernelBlockIndex decode_kernel_block_index(const proto::KernelBlocks& msg, const std::string& where) {
+  KernelBlockIndex index;
+  index.chunks.reserve(msg.num_chunks() <= msg.chunk_sizes().size() ? msg.num_chunks() : 0);
+  // A packed row is the block's values of the four columns, coded the same way.
+  if (msg.num_blocks() <= msg.block_warps().size())
+    index.blocks.reserve(msg.num_blocks(), msg.block_ids().size() + msg.block_warps().size() +
+                                               msg.block_insts().size() + msg.block_segments().size());
+  read_columns(msg, where, [&](const ChunkInfo& c) { index.chunks.push_back(c); },
+               [&](const BlockInfo& b) { index.blocks.push_back(b); });
   return index;
 }
 

@@ -5,14 +5,15 @@
 // version 3 in a KernelBlocks frame per kernel (proto/trace.proto) that a
 // reader loads when it reads the kernel's blocks and drops after.
 // KernelBlocksBuilder builds the columns as a writer adds chunks (a few bytes
-// a block); decode_kernel_blocks reads them back into the rows the reader
-// checks (KernelBlockIndex::check_and_group) and keeps.
+// a block); decode_kernel_block_index reads them back into what the reader
+// checks (KernelBlockIndex::check_and_group) and keeps, its blocks packed.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "frontend/container/byte_streams.h"
 #include "frontend/container/chunk_codec.h"
+#include "frontend/container/packed_blocks.h"
 
 namespace lockstep::proto {
 class KernelBlocks;
@@ -31,10 +32,18 @@ struct ChunkInfo {
   uint32_t segments = 0;    // a group's first chunk: the chunks of its group (1 + its further segments)
 };
 
+// The rows as stored, one struct each (the writer, format 2's footer, tests).
+struct KernelBlockRows {
+  std::vector<ChunkInfo> chunks;
+  std::vector<BlockInfo> blocks;
+};
+
 struct KernelBlockIndex {
+  KernelBlockIndex() = default;
+  explicit KernelBlockIndex(KernelBlockRows&& rows);
   std::vector<ChunkInfo> chunks;
   std::vector<uint32_t> groups;  // each group's first chunk
-  std::vector<BlockInfo> blocks;
+  PackedBlocks blocks;
 
   // Checks the rows against each other (chunks in block order, a group's
   // further segments right after its first chunk, as many as its longest
@@ -69,8 +78,10 @@ class KernelBlocksBuilder {
 };
 
 // The rows of a KernelBlocks message (each chunk's first_block derived from
-// the order; `groups` and `segments` not yet set: check_and_group). Throws
-// TraceError(where + ": ...") on a column that is short, long or malformed.
-KernelBlockIndex decode_kernel_blocks(const proto::KernelBlocks& msg, const std::string& where);
+// the order; for the index, `groups` and `segments` not yet set:
+// check_and_group). Throws TraceError(where + ": ...") on a column that is
+// short, long or malformed.
+KernelBlockRows decode_kernel_block_rows(const proto::KernelBlocks& msg, const std::string& where);
+KernelBlockIndex decode_kernel_block_index(const proto::KernelBlocks& msg, const std::string& where);
 
 }  // namespace lockstep

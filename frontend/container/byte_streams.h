@@ -35,6 +35,8 @@ class ByteSink {
   }
   const std::string& bytes() const { return s_; }
   std::string take() { return std::move(s_); }
+  void shrink_to_fit() { s_.shrink_to_fit(); }
+  void reserve(size_t bytes) { s_.reserve(bytes); }
 
  private:
   std::string s_;

@@ -187,20 +187,21 @@ void ContainerReader::open_and_validate() {
       if (idx.has_blocks_frame() || idx.num_chunks() != 0 || idx.num_blocks() != 0 || idx.warps() != 0)
         throw TraceError(p + kn + ": version 3 index fields in a version " + std::to_string(format_version_) +
                          " file");
-      auto index = std::make_shared<KernelBlockIndex>();
-      index->blocks.reserve(size_t(idx.blocks_size()));
+      KernelBlockRows rows;
+      rows.blocks.reserve(size_t(idx.blocks_size()));
       for (const proto::BlockEntry& b : idx.blocks()) {
-        index->blocks.push_back(
+        rows.blocks.push_back(
             BlockInfo{Dim3{b.id().x(), b.id().y(), b.id().z()}, b.warps(), b.warp_insts(), std::max(1u, b.segments())});
         k->totals.warps += b.warps();
       }
-      index->chunks.reserve(size_t(idx.chunks_size()));
+      rows.chunks.reserve(size_t(idx.chunks_size()));
       for (int ci = 0; ci < idx.chunks_size(); ++ci) {
         const proto::ChunkEntry& e = idx.chunks(ci);
         const Ref r = check_ref(e.frame(), kn + " chunk " + std::to_string(ci));
-        index->chunks.push_back(
+        rows.chunks.push_back(
             ChunkInfo{r.offset, r.size, r.crc, e.first_block(), e.num_blocks(), e.warp_insts(), e.segment(), 0});
       }
+      auto index = std::make_shared<KernelBlockIndex>(std::move(rows));
       index->check_and_group(k->segment_insts, idx.warp_insts(), p + kn);
       k->num_chunks = uint32_t(index->chunks.size());
       k->num_blocks = uint32_t(index->blocks.size());
@@ -265,19 +266,23 @@ std::shared_ptr<const KernelBlockIndex> ContainerReader::load_block_index(uint32
   proto::KernelBlocks msg;
   if (raw.size() > size_t(std::numeric_limits<int>::max()) || !msg.ParseFromArray(raw.data(), int(raw.size())))
     throw TraceError(where + ": bad protobuf (KernelBlocks does not parse)");
+  std::string().swap(raw);  // the message holds its own copy of the columns
+  std::string().swap(buf);
   if (msg.kernel_index() != k) throw TraceError(where + ": names kernel " + std::to_string(msg.kernel_index()));
   if (msg.num_chunks() != kn.num_chunks || msg.num_blocks() != kn.num_blocks)
     throw TraceError(where + ": lists " + std::to_string(msg.num_chunks()) + " chunks and " +
                      std::to_string(msg.num_blocks()) + " blocks, the footer " + std::to_string(kn.num_chunks) +
                      " and " + std::to_string(kn.num_blocks));
-  auto index = std::make_shared<KernelBlockIndex>(decode_kernel_blocks(msg, where));
+  auto index = std::make_shared<KernelBlockIndex>(decode_kernel_block_index(msg, where));
+  msg.Clear();
   for (size_t c = 0; c < index->chunks.size(); ++c) {
     const ChunkInfo& ci = index->chunks[c];
     checked_ref(ci.offset, ci.size, ci.crc, "kernel " + std::to_string(k) + " chunk " + std::to_string(c));
   }
   index->check_and_group(kn.segment_insts, kn.totals.warp_insts, kernel_where);
   uint64_t warps = 0;
-  for (const BlockInfo& b : index->blocks) warps += b.warps;
+  PackedBlocks::Cursor blocks = index->blocks.from(0);
+  for (uint32_t b = 0; b < index->blocks.size(); ++b) warps += blocks.next().warps;
   if (warps != kn.totals.warps)
     throw TraceError(where + ": its blocks have " + std::to_string(warps) + " warps, the footer says " +
                      std::to_string(kn.totals.warps));
@@ -352,9 +357,10 @@ void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>
     throw TraceError(where + ": holds " + std::to_string(out.size()) + " blocks, the index says " +
                      std::to_string(ci.num_blocks));
   uint64_t insts = 0;
+  PackedBlocks::Cursor summaries = index->blocks.from(ci.first_block);
   for (size_t i = 0; i < out.size(); ++i) {
     const uint32_t ordinal = ci.first_block + uint32_t(i);
-    const BlockInfo& want = index->blocks[ordinal];
+    const BlockInfo want = summaries.next();
     BlockTrace& got = out[i];
     got.ordinal = ordinal;
     got.segment = ci.segment;
@@ -418,11 +424,12 @@ void ContainerReader::read_group(uint32_t k, uint32_t g, std::vector<BlockTrace>
     }
   }
   for (BlockTrace& whole : out) {
-    if (whole.warp_insts() != index->blocks[whole.ordinal].warp_insts)
+    const BlockInfo want = index->blocks[whole.ordinal];
+    if (whole.warp_insts() != want.warp_insts)
       throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(whole.ordinal) +
                        ": its segments hold " + std::to_string(whole.warp_insts()) +
                        " warp instructions, the index says " +
-                       std::to_string(index->blocks[whole.ordinal].warp_insts));
+                       std::to_string(want.warp_insts));
     whole.segments = 1;
     whole.segment_insts = 0;
   }

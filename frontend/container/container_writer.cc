@@ -212,7 +212,7 @@ void ContainerWriter::write_block_index(uint32_t kernel_index, Kernel& k, proto:
     return;
   }
   // Version 2: the same rows as footer entries.
-  const KernelBlockIndex rows = decode_kernel_blocks(blocks, where() + ": kernel " + std::to_string(kernel_index));
+  const KernelBlockRows rows = decode_kernel_block_rows(blocks, where() + ": kernel " + std::to_string(kernel_index));
   for (const ChunkInfo& c : rows.chunks) {
     proto::ChunkEntry* e = entry.add_chunks();
     set_ref(e->mutable_frame(), c.offset, c.size, c.crc);

@@ -9,8 +9,15 @@ namespace lockstep {
 void SegmentFeed::take(uint32_t ordinal, uint32_t segment, BlockTrace& out) noexcept {
   try {
     std::lock_guard lock(mu_);
-    if (taken_.empty()) taken_.assign(index_->blocks.size(), 0);
-    if (ordinal < taken_.size()) taken_[ordinal] = segment;
+    if (done_.empty()) done_.assign(index_->blocks.size(), false);
+    // (An ordinal out of range is the reader's to report, below.)
+    const uint32_t segments = ordinal < index_->blocks.size() ? index_->blocks[ordinal].segments : 0;
+    if (segment + 1 < segments) {
+      taken_[ordinal] = segment;
+    } else if (ordinal < done_.size()) {
+      taken_.erase(ordinal);
+      done_[ordinal] = true;
+    }
     if (auto it = parked_.find(key(ordinal, segment)); it != parked_.end()) {
       std::swap(out, it->second);
       parked_.erase(it);
@@ -21,8 +28,10 @@ void SegmentFeed::take(uint32_t ordinal, uint32_t segment, BlockTrace& out) noex
     for (BlockTrace& piece : decoded_) {
       // Kept only when it is the one its block takes next.
       if (piece.ordinal == ordinal || piece.segment >= piece.segments || piece.ordinal >= held ||
-          piece.segment != taken_[piece.ordinal] + 1)
+          done_[piece.ordinal])
         continue;
+      const auto it = taken_.find(piece.ordinal);
+      if (piece.segment != (it == taken_.end() ? 0 : it->second) + 1) continue;
       parked_.emplace(key(piece.ordinal, piece.segment), std::move(piece));
     }
     std::swap(out, decoded_[ordinal - first]);

@@ -40,7 +40,10 @@ class SegmentFeed : public BlockSegments {
   std::vector<BlockTrace> decoded_;
   std::unordered_map<uint64_t, BlockTrace> parked_;
   std::atomic<uint32_t> handed_out_{0};
-  std::vector<uint32_t> taken_;  // per block: the last segment it took
+  // Per block: the last segment it took while it reads segments, and once it
+  // took its last, a bit (blocks that took none are in neither).
+  std::unordered_map<uint32_t, uint32_t> taken_;
+  std::vector<bool> done_;
 };
 
 }  // namespace lockstep

@@ -71,7 +71,7 @@ TEST(Segments, WholeBlocksReadBackEqualTheTextTrace) {
     bool split = false;
     for (uint32_t k = 0; k < reader.kernel_count(); ++k) {
       const auto index = reader.block_index(k);
-      for (const BlockInfo& b : index->blocks) split = split || b.segments > 1;
+      for (const BlockInfo& b : index->blocks.unpacked()) split = split || b.segments > 1;
     }
     EXPECT_TRUE(split) << "no block was stored in segments";
     EXPECT_GT(reader.check_every_frame(), 0u);
@@ -103,7 +103,7 @@ TEST(Segments, AnOlderContainerWrittenAgainHoldsTheSameTrace) {
     bool split = false;
     for (uint32_t k = 0; k < reader.kernel_count(); ++k) {
       const auto index = reader.block_index(k);
-      for (const BlockInfo& b : index->blocks) split = split || b.segments > 1;
+      for (const BlockInfo& b : index->blocks.unpacked()) split = split || b.segments > 1;
     }
     EXPECT_EQ(split, s != 0);
     TextTraceSource original(text, nullptr);

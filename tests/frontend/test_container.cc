@@ -986,16 +986,16 @@ std::string with_footer(const std::string& bytes, const proto::TraceFooter& f,
   return append_footer(bytes.substr(0, footer_offset(bytes)), f, version);
 }
 // Kernel k's chunk and block rows as a version 3 file stores them (its KernelBlocks frame).
-KernelBlockIndex rows_of(const std::string& bytes, uint32_t k) {
+KernelBlockRows rows_of(const std::string& bytes, uint32_t k) {
   const proto::FrameRef& ref = footer_of(bytes).kernels(int(k)).blocks_frame();
   proto::KernelBlocks m;
   EXPECT_TRUE(m.ParseFromString(lz4_decompress_frame(std::string_view(bytes).substr(ref.offset(), ref.size()), 1 << 30, "test")));
-  return decode_kernel_blocks(m, "test");
+  return decode_kernel_block_rows(m, "test");
 }
 // Kernel k's rows replaced by `rows`, in a KernelBlocks frame written after
 // the data, as a writer with a bad index would; the footer's counts follow
 // the rows unless `keep_counts`.
-std::string with_rows(const std::string& bytes, uint32_t k, const KernelBlockIndex& rows, bool keep_counts = false) {
+std::string with_rows(const std::string& bytes, uint32_t k, const KernelBlockRows& rows, bool keep_counts = false) {
   KernelBlocksBuilder b;
   for (const ChunkInfo& c : rows.chunks) b.add_chunk(c.offset, c.size, c.crc, c.num_blocks, c.warp_insts, c.segment);
   for (const BlockInfo& bl : rows.blocks) b.add_block(bl);
@@ -1047,11 +1047,13 @@ TEST(Container, RoundTrip) {
     const StaticTable& table = r.kernel_table(k);
     const auto index = r.block_index(k);
     ASSERT_EQ(index->blocks.size(), fx.blocks[k].size());
+    const std::vector<BlockInfo> summaries = index->blocks.unpacked();
     KernelTotals want;
     want.opcode_counts.assign(table.opcode_count(), 0);
     for (size_t b = 0; b < fx.blocks[k].size(); ++b) {
       const BlockTrace& bt = fx.blocks[k][b];
-      EXPECT_EQ(index->blocks[b], (BlockInfo{bt.id, uint32_t(bt.warps.size()), bt.warp_insts()}));
+      EXPECT_EQ(summaries[b], (BlockInfo{bt.id, uint32_t(bt.warps.size()), bt.warp_insts()}));
+      EXPECT_EQ(index->blocks[uint32_t(b)], summaries[b]);
       want.warps += bt.warps.size();
       for (const WarpTrace& w : bt.warps)
         for (const WarpInstruction& wi : w.insts) {
@@ -1098,6 +1100,35 @@ TEST(Container, RoundTrip) {
   EXPECT_CONTAINS(trace_error([&] { r.kernel_table(3); }), "kernel 3 out of range");
 }
 
+// Packed block summaries read back as pushed, in order from any block and
+// one by one, whatever their ids (up or down, to the ends of uint32) and sizes.
+TEST(Container, PackedBlocksReadBackAsPushed) {
+  std::mt19937_64 rng(9);
+  std::vector<BlockInfo> want;
+  PackedBlocks packed;
+  EXPECT_TRUE(packed.unpacked().empty());
+  for (uint32_t i = 0; i < 1000; ++i) {
+    BlockInfo b;
+    b.id = i % 7 == 0 ? Dim3{uint32_t(rng()), uint32_t(rng()), uint32_t(rng())} : Dim3{i % 50, i / 50, 0};
+    if (i == 500) b.id = Dim3{UINT32_MAX, 0, UINT32_MAX};
+    b.warps = uint32_t(rng() % 33);
+    b.warp_insts = i % 11 == 0 ? rng() : rng() % 5000;
+    b.segments = 1 + uint32_t(i % 13 == 0 ? rng() % 100000 : 0);
+    want.push_back(b);
+    packed.push_back(b);
+  }
+  ASSERT_EQ(packed.size(), want.size());
+  EXPECT_EQ(packed.unpacked(), want);
+  for (uint32_t i : {0u, 1u, 15u, 16u, 17u, 500u, 999u}) {
+    PackedBlocks::Cursor c = packed.from(i);
+    for (uint32_t j = i; j < want.size(); ++j) ASSERT_EQ(c.next(), want[j]) << "from " << i << " at " << j;
+  }
+  for (int n = 0; n < 200; ++n) {
+    const uint32_t i = uint32_t(rng() % want.size());
+    EXPECT_EQ(packed[i], want[i]);
+  }
+}
+
 // A version 3 footer keeps counts and totals only; a version 2 file (the
 // index in the footer) reads back the same rows, blocks and totals.
 TEST(Container, Version2FilesReadLikeVersion3) {
@@ -1120,7 +1151,7 @@ TEST(Container, Version2FilesReadLikeVersion3) {
     ASSERT_EQ(a.block_count(k), b.block_count(k));
     ASSERT_EQ(a.chunk_count(k), b.chunk_count(k));
     const auto ia = a.block_index(k), ib = b.block_index(k);
-    EXPECT_EQ(ia->blocks, ib->blocks);
+    EXPECT_EQ(ia->blocks.unpacked(), ib->blocks.unpacked());
     EXPECT_EQ(ia->groups, ib->groups);
     ASSERT_EQ(ia->chunks.size(), ib->chunks.size());
     for (size_t c = 0; c < ia->chunks.size(); ++c) {
@@ -1411,7 +1442,7 @@ TEST_F(ContainerCorruption, FlippedByteInTable) {
 // A chunk that says it holds a later segment must follow its blocks' first
 // chunk and the segments before it; the first chunk of a kernel can be none.
 TEST_F(ContainerCorruption, SegmentChunksOutOfPlace) {
-  KernelBlockIndex rows = rows_of(bytes, 1);
+  KernelBlockRows rows = rows_of(bytes, 1);
   rows.chunks[0].segment = 1;
   write_file(bad, with_rows(bytes, 1, rows));
   const ContainerReader r(bad);  // the footer is intact: opening succeeds
@@ -1426,7 +1457,7 @@ TEST_F(ContainerCorruption, SegmentChunksOutOfPlace) {
 }
 
 TEST_F(ContainerCorruption, IndexPointsPastTheEnd) {
-  KernelBlockIndex rows = rows_of(bytes, 1);
+  KernelBlockRows rows = rows_of(bytes, 1);
   rows.chunks[2].offset = bytes.size() + 100;
   write_file(bad, with_rows(bytes, 1, rows));
   const ContainerReader r(bad);
@@ -1460,7 +1491,7 @@ TEST_F(ContainerCorruption, InconsistentIndex) {
     const ContainerReader r(bad);
     return trace_error([&] { r.block_index(k); });
   };
-  KernelBlockIndex rows = rows_of(bytes, 0);
+  KernelBlockRows rows = rows_of(bytes, 0);
   rows.chunks[0].num_blocks = 4;  // blocks 0-3, which hold more than the chunk
   EXPECT_CONTAINS(index_error(with_rows(bytes, 0, rows), 0), "kernel 0 chunk 0: index says");
 
