@@ -49,6 +49,7 @@ rm -rf "$seeds" && mkdir -p "$seeds/text_parser" "$seeds/container_reader"
 ./build/lockstep gen reduce -o "$seeds/gen" --size 2K --quiet
 cp "$seeds/gen/kernel-1.traceg" "$seeds/text_parser/"
 ./build/lockstep convert "$seeds/gen" -o "$seeds/container_reader/reduce.lst" --quiet
+./build/lockstep convert "$seeds/gen" -o "$seeds/container_reader/reduce-v2.lst" --quiet --format-version 2
 for target in text_parser container_reader; do
   corpus=build-asan/fuzz-corpus/$target
   mkdir -p "$corpus"
