@@ -987,7 +987,7 @@ std::string with_footer(const std::string& bytes, const proto::TraceFooter& f,
 }
 // Kernel k's chunk and block rows as a version 3 file stores them (its KernelBlocks frame).
 KernelBlockRows rows_of(const std::string& bytes, uint32_t k) {
-  const proto::FrameRef& ref = footer_of(bytes).kernels(int(k)).blocks_frame();
+  const proto::FrameRef ref = footer_of(bytes).kernels(int(k)).blocks_frame();
   proto::KernelBlocks m;
   EXPECT_TRUE(m.ParseFromString(lz4_decompress_frame(std::string_view(bytes).substr(ref.offset(), ref.size()), 1 << 30, "test")));
   return decode_kernel_block_rows(m, "test");
@@ -1532,7 +1532,7 @@ TEST_F(ContainerCorruption, InconsistentIndex) {
                   "kernel 0 block index: bad protobuf");
   {
     proto::KernelBlocks m;
-    const proto::FrameRef& r0 = footer_of(bytes).kernels(0).blocks_frame();
+    const proto::FrameRef r0 = footer_of(bytes).kernels(0).blocks_frame();
     ASSERT_TRUE(m.ParseFromString(lz4_decompress_frame(std::string_view(bytes).substr(r0.offset(), r0.size()), 1 << 30, "t")));
     m.mutable_block_insts()->pop_back();
     m.mutable_block_insts()->push_back(char(0x80));  // a varint that does not end
