@@ -383,7 +383,8 @@ bool Sm::tick(uint64_t now) {
     ldst_.cycle(now);
     sleep_until_ = std::min(sleep_until_, writebacks_.next_cycle());  // completions are new timed events
   }
-  const bool wrote_back = writebacks_.due(now);
+  // (Before sleep_until_ nothing is due: see the gating fields.)
+  const bool wrote_back = now >= sleep_until_ && writebacks_.due(now);
   if (wrote_back) writeback(now);
   release_barriers();
   const bool port_accepts = ldst_.port_accepts();
