@@ -132,6 +132,8 @@ void L1DataCache::lookup(uint64_t now, Done&& done) {
   if (q.next == q.accesses.size()) {
     head_ = head_ + 1 == queue_.size() ? 0 : head_ + 1;
     --count_;
+  } else {
+    policy_.cache().prefetch(q.accesses[q.next].sector * kSectorBytes);  // the next cycle's line
   }
 }
 
