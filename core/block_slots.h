@@ -92,13 +92,15 @@ class BlockSlots {
   };
   void retire(uint32_t block);
 
-  std::vector<Block> blocks_;     // max_blocks slots
-  std::vector<bool> warp_taken_;  // max_warps slots
+  // What an SM reads every cycle first (residency, barriers to open): the
+  // first bytes, on the cache line an SM model's tick starts on (SmModel).
   uint32_t resident_blocks_ = 0;
   uint32_t resident_warps_ = 0;
   uint32_t retired_blocks_ = 0;
   uint32_t current_kernel_ = UINT32_MAX;
   std::vector<uint32_t> opened_;  // blocks whose barrier opens at the next release
+  std::vector<Block> blocks_;     // max_blocks slots
+  std::vector<bool> warp_taken_;  // max_warps slots
   std::vector<std::unique_ptr<BlockTrace>> spent_;
 };
 

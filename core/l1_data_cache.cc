@@ -30,6 +30,7 @@ void L1DataCache::begin(uint32_t token, L1Access kind, bool global, std::span<co
   q.kind = kind;
   q.global = global;
   ++count_;
+  policy_.cache().prefetch(accesses.front().sector * kSectorBytes);  // looked up from the next cycle on
 }
 
 bool L1DataCache::stage(uint32_t token, MemPacketType type, uint64_t addr, uint32_t byte_mask, bool allocate) {

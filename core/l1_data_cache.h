@@ -93,19 +93,19 @@ class L1DataCache {
   void take_reply(const MemPacket& reply);
   bool stage(uint32_t token, MemPacketType type, uint64_t addr, uint32_t byte_mask, bool allocate);
 
+  // What the SM asks every cycle (has_work(), can_accept()) first, on one cache line.
+  alignas(64) std::vector<QueuedInstruction> queue_;
+  size_t head_ = 0, count_ = 0;
+  LatchedQueue<MemPacket>* to_memory_ = nullptr;
+  LatchedQueue<MemPacket>* from_memory_ = nullptr;
   const uint32_t sm_id_;
   const L1dSpec& spec_;
   const L1dBanking banking_;  // a request's line and data bank
   L1CachePolicy policy_;
   MshrTable<uint32_t> mshr_;
-  LatchedQueue<MemPacket>* to_memory_ = nullptr;
-  LatchedQueue<MemPacket>* from_memory_ = nullptr;
   uint8_t stat_slot_ = 0;
   uint32_t outstanding_ = 0;
   L1Stats stats_;
-
-  std::vector<QueuedInstruction> queue_;
-  size_t head_ = 0, count_ = 0;
   std::vector<uint32_t> released_;  // scratch: tokens completed by a reply
 };
 
@@ -132,6 +132,8 @@ void L1DataCache::lookup(uint64_t now, Done&& done) {
   if (q.next == q.accesses.size()) {
     head_ = head_ + 1 == queue_.size() ? 0 : head_ + 1;
     --count_;
+  } else {
+    policy_.cache().prefetch(q.accesses[q.next].sector * kSectorBytes);  // the next cycle's line
   }
 }
 

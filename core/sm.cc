@@ -22,7 +22,7 @@ uint32_t issue_resource(const TimedInstruction& ti) {
 
 void Sm::point_at_next(WarpState& w) const {
   if (w.next_issue >= w.trace_size) return;
-  w.next = w.trace->insts[w.next_issue];
+  w.next = w.insts[w.next_issue];
   w.next_resource = issue_resource((*program_)[w.next.static_id]);
 }
 
@@ -61,10 +61,9 @@ void Sm::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> block, uint64
     warp = WarpState();
     warp.active = true;
     warp.block = block_slot;
-    warp.trace = &wt;
+    warp.read(wt);
     warp.age = launch_seq_++;
     warp.fetch_ready = now;
-    warp.trace_size = uint32_t(wt.insts.size());
     warp.warp_index = uint32_t(i);
     warp.next_segment = 1;
     warp.segments_more = trace.continues_after(0, wt.insts.size());
@@ -217,8 +216,7 @@ void Sm::cross_segments(WarpState& w, uint32_t slot) {
     w.trace_base += shift;
     w.next_fetch -= shift;
     w.next_issue -= shift;
-    w.trace = &part;
-    w.trace_size = uint32_t(part.insts.size());
+    w.read(part);
     w.bridge_head = kNoBridge;
     w.more = w.segments_more;
   }
@@ -251,8 +249,7 @@ void Sm::cross_segments(WarpState& w, uint32_t slot) {
     w.trace_base += w.next_issue;
     w.next_fetch -= w.next_issue;
     w.next_issue = 0;
-    w.trace = &bridges_[slot];
-    w.trace_size = uint32_t(w.trace->insts.size());
+    w.read(bridges_[slot]);
   }
   point_at_next(w);  // its copy's addresses now refer to what it reads
   // Segments no warp of the block reads any more go.
@@ -383,7 +380,8 @@ bool Sm::tick(uint64_t now) {
     ldst_.cycle(now);
     sleep_until_ = std::min(sleep_until_, writebacks_.next_cycle());  // completions are new timed events
   }
-  const bool wrote_back = writebacks_.due(now);
+  // (Before sleep_until_ nothing is due: see the gating fields.)
+  const bool wrote_back = now >= sleep_until_ && writebacks_.due(now);
   if (wrote_back) writeback(now);
   release_barriers();
   const bool port_accepts = ldst_.port_accepts();

@@ -101,6 +101,22 @@ class Sm final : public SmModel {
   void release_barriers();
   uint64_t next_timed_event(uint64_t now) const;
 
+  // Simulation gating: after a cycle in which issue and fetch changed nothing,
+  // they would repeat that cycle exactly until a result is written back, the
+  // memory port's instruction queue fills or frees up, or a timed event
+  // (writeback, fetch, unit or LD/ST availability) comes due; until then
+  // only the same stall counters are added. What such a tick reads and
+  // writes of the SM itself shares one cache line: these fields and the
+  // first counters of stats_ (cycles_active, warps_active_sum). Every
+  // writeback is at or after sleep_until_ (next_timed_event(), and the
+  // memory port's completions lower it), so a sleeping tick need not read
+  // the writeback queue.
+  alignas(64) uint64_t sleep_until_ = 0;
+  // Cycles since the last evaluated one that repeated it (slept or skipped):
+  // each adds last_stall_ again, counted in at the next evaluation or when
+  // the counters are taken (the stall counters are read only then).
+  uint64_t repeated_cycles_ = 0;
+  bool port_accepted_when_slept_ = false;
   SmStats stats_;
   std::vector<WarpState> warps_;  // max_warps slots; slot % subcores = sub-core
   std::vector<WarpTrace> bridges_;  // per warp slot: its bridge, for a block stored in segments
@@ -123,18 +139,8 @@ class Sm final : public SmModel {
   WritebackQueue writebacks_;
   LdstUnit ldst_;
 
-  // Simulation gating: after a cycle in which issue and fetch changed nothing,
-  // they would repeat that cycle exactly until a result is written back, the
-  // memory port's instruction queue fills or frees up, or a timed event
-  // (writeback, fetch, unit or LD/ST availability) comes due; until then
-  // only the same stall counters are added.
-  uint64_t sleep_until_ = 0;
-  bool port_accepted_when_slept_ = false;
+  // Gating (the fields are at the top).
   std::vector<StallReason> last_stall_;  // per sub-core, this cycle's stall reason
-  // Cycles since the last evaluated one that repeated it (slept or skipped):
-  // each adds last_stall_ again, counted in at the next evaluation or when
-  // the counters are taken (the stall counters are read only then).
-  uint64_t repeated_cycles_ = 0;
   void count_repeated_stalls();
 
   IssueObserver observer_;

@@ -49,10 +49,12 @@ class SmModel {
   // the thread that ticks the SM, so the dispatcher writes none of its warp
   // state. At most one block per SM per cycle.
   void offer(const KernelLaunch& launch, std::unique_ptr<BlockTrace> block, uint64_t now) {
-    if (offered_.block) throw std::logic_error("SmModel::offer: a second block in one cycle");
-    offered_ = OfferedBlock{launch, std::move(block), now};
+    if (offered_block_) throw std::logic_error("SmModel::offer: a second block in one cycle");
+    offered_block_ = std::move(block);
+    offered_launch_ = launch;
+    offered_now_ = now;
   }
-  bool has_offered_block() const { return offered_.block != nullptr; }
+  bool has_offered_block() const { return offered_block_ != nullptr; }
   // The kernel whose blocks the SM holds or held last (UINT32_MAX before any).
   uint32_t current_kernel() const { return slots_.current_kernel(); }
   // Called between cycles by the dispatcher: moves the traces of retired
@@ -81,22 +83,26 @@ class SmModel {
   virtual std::vector<std::string> describe_stuck_warps() const = 0;
 
  protected:
-  struct OfferedBlock {
-    KernelLaunch launch;
-    std::unique_ptr<BlockTrace> block;  // null: none offered
-    uint64_t now = 0;
-  };
   // Accepts the block offered for this cycle, if any (the start of tick()).
   void accept_offered_block() {
-    if (offered_.block) accept(offered_.launch, std::move(offered_.block), offered_.now);  // (moved from: null again)
+    if (offered_block_) accept(offered_launch_, std::move(offered_block_), offered_now_);  // (moved from: null again)
   }
 
+  // Laid out so that what every tick reads first (the offered block's
+  // pointer, the residency counters and the barriers to open at the start
+  // of slots_) shares the object's first cache line with the vtable pointer.
   const uint32_t id_;
   const SmSpec& spec_;
+
+ private:
+  std::unique_ptr<BlockTrace> offered_block_;  // the block offered for this cycle; null: none
+
+ protected:
   BlockSlots slots_;
 
  private:
-  OfferedBlock offered_;
+  KernelLaunch offered_launch_;  // (meaningful while offered_block_ is set)
+  uint64_t offered_now_ = 0;
 };
 
 }  // namespace lockstep

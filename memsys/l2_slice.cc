@@ -67,6 +67,12 @@ void L2Slice::cycle(uint64_t now) {
       ++stats_[input_.front().stat_slot].reservation_fails;
     }
   }
+  // The next cycle's lookup: its tag index slot into the host's cache (no effect on any result).
+  if (!input_.empty()) {
+    policy_.cache().prefetch(map_.slice_local(input_.front().addr));
+  } else if (!pipeline_.empty() && pipeline_.front().ready <= now + 1) {
+    policy_.cache().prefetch(map_.slice_local(pipeline_.front().packet.addr));
+  }
 
   // 4. The miss queue hands one request to the DRAM request queue.
   if (!miss_queue_.empty() && to_dram_.size() < spec_.l2_to_dram_queue) {

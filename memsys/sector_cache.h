@@ -89,6 +89,9 @@ class SectorCache {
   bool touch(uint64_t addr);
   // probe(addr) == kHit, and then touch(addr), with one lookup: a read that hits.
   bool read_hit(uint64_t addr);
+  // A hint that addr is looked up soon: the host loads the tag index's slot
+  // for it into its cache (no effect on any state or result).
+  void prefetch(uint64_t addr) const { __builtin_prefetch(&tag_index_[home_slot(addr >> line_shift_)]); }
   // What fill(addr) or write(addr, ..., true) would evict now, without changing
   // anything (valid = false when the line is present or its set has a free way).
   Eviction victim_of(uint64_t addr) const;

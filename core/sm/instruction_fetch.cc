@@ -60,7 +60,7 @@ InstructionFetch::Outcome InstructionFetch::fetch_for(uint32_t sc, uint32_t inde
   ++attempts_;
   // The I-cache line of the next instruction; the buffer then fills with as many as fit.
   uint64_t ready = now;
-  if (icache_.lookup(program[w.trace->insts[w.next_fetch].static_id].pc, now, ready)) {
+  if (icache_.lookup(program[w.insts[w.next_fetch].static_id].pc, now, ready)) {
     ++stats_.icache_hits;
   } else {
     ++stats_.icache_misses;

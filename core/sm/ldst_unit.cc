@@ -21,6 +21,7 @@ void LdstUnit::attach(SmMemoryPort port) {
   // (Out of line: inlined into a caller that built the port from an
   // L1DataCache, GCC 12 warned of the other alternative as uninitialised.)
   std::visit([&](auto& p) { port_.emplace<std::decay_t<decltype(p)>>(std::move(p)); }, port);
+  l1_ = std::get_if<L1DataCache>(&port_);
 }
 
 void LdstUnit::issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, const WarpInstruction& wi,

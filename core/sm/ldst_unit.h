@@ -56,12 +56,9 @@ class LdstUnit {
     std::visit([&](auto& p) { p.cycle(now, [this](uint32_t token, uint64_t cycle) { access_done(token, cycle); }); },
                port_);
   }
-  bool port_has_work() const {
-    return std::visit([](const auto& p) { return p.has_work(); }, port_);
-  }
-  bool port_accepts() const {
-    return std::visit([](const auto& p) { return p.can_accept(); }, port_);
-  }
+  // (Asked every cycle: through l1_, without reading the variant's index, which lies past the L1's state.)
+  bool port_has_work() const { return l1_ ? l1_->has_work() : std::get<FixedLatencyPort>(port_).has_work(); }
+  bool port_accepts() const { return l1_ ? l1_->can_accept() : std::get<FixedLatencyPort>(port_).can_accept(); }
   L1Stats take_port_stats() {
     return std::visit([](auto& p) { return p.take_stats(); }, port_);
   }
@@ -79,6 +76,7 @@ class LdstUnit {
   };
   void access_done(uint32_t token, uint64_t cycle);
 
+  L1DataCache* l1_ = nullptr;  // the port when it is the L1 (else null)
   const SmSpec& spec_;
   SmStats& stats_;
   WritebackQueue& writebacks_;

@@ -43,10 +43,16 @@ struct alignas(64) WarpState {
   // Its trace goes on past what it reads now (a block stored in segments):
   // Sm::cross_segments moves it on before it runs low.
   bool more = false;
-  const WarpTrace* trace = nullptr;  // what it reads: its trace, a segment's part of it, or a bridge (from trace_base)
+  // (Two flags read rarely, in the first line's padding: a WarpState stays 192 bytes.)
+  bool segments_more = false;   // its block has segments with more of its trace after those taken
+  bool saw_full_exit = false;
+  // trace->insts.data(): fetch and issue read the next records without
+  // first reading the WarpTrace (a cache line of its own).
+  const WarpInstruction* insts = nullptr;
   Scoreboard scoreboard;        // its registers with a result in flight
   uint32_t outstanding_memory = 0;
   uint32_t block = 0;           // block slot
+  const WarpTrace* trace = nullptr;  // what it reads: its trace, a segment's part of it, or a bridge (from trace_base)
   uint64_t fetch_blocked_until = 0;
   uint64_t age = 0;             // launch order, for GTO
   // A warp of a block stored in segments reads each segment's part of its
@@ -58,13 +64,17 @@ struct alignas(64) WarpState {
   uint32_t next_segment = 0;    // the block segment it takes next
   uint32_t reading_segment = 0; // the segment whose part it reads (on a bridge: the tail's); UINT32_MAX: none
   uint32_t bridge_head = UINT32_MAX;  // on a bridge whose tail part goes on past it: where the tail starts
-  bool segments_more = false;   // the block has segments with more of its trace after those taken
   // LDGSTS groups: copies join the open group (number `groups_closed`);
   // LDGDEPBAR closes it; DEPBAR waits for the closed groups to drain.
   uint32_t groups_closed = 0;
-  bool saw_full_exit = false;
   std::array<uint16_t, kCopyGroups> group_pending{};
 
+  // Reads `t` from its start (trace, insts and trace_size together).
+  void read(const WarpTrace& t) {
+    trace = &t;
+    insts = t.insts.data();
+    trace_size = uint32_t(t.insts.size());
+  }
   // The LDGSTS group a copy issued now joins (counted pending until its writeback).
   uint32_t join_copy_group() {
     const uint32_t group = groups_closed % kCopyGroups;
@@ -79,5 +89,6 @@ struct alignas(64) WarpState {
     return in_flight;
   }
 };
+static_assert(sizeof(WarpState) == 192, "a WarpState is three cache lines");
 
 }  // namespace lockstep
