@@ -87,9 +87,10 @@ int cmd_info(const Args& args) {
   print_histogram(total.opcode_counts, total.warp_insts, limit, full);
   if (check) {
     if (is_container_file(input)) {
-      const uint64_t chunks = ContainerReader(input).check_every_frame();
-      std::printf("check: %llu chunks and %zu kernel tables read back, every checksum matches\n",
-                  (unsigned long long)chunks, m.kernels.size());
+      const ContainerReader reader(input);
+      const uint64_t chunks = reader.check_every_frame();
+      std::printf("check: %llu chunks and %zu kernel tables read back, every checksum matches (.lst format version %u)\n",
+                  (unsigned long long)chunks, m.kernels.size(), reader.format_version());
     } else {
       std::printf("check: every block of the text trace parsed\n");
     }

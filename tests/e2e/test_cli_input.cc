@@ -204,7 +204,8 @@ TEST(CliInput, InfoCheckReadsBackEveryChunkWithoutSimulating) {
   const ContainerReader reader(lst);
   uint64_t chunks = 0;
   for (uint32_t k = 0; k < reader.kernel_count(); ++k) chunks += reader.chunk_count(k);
-  EXPECT_NE(good.out.find("check: " + std::to_string(chunks) + " chunks and 16 kernel tables read back, every checksum matches"),
+  EXPECT_NE(good.out.find("check: " + std::to_string(chunks) + " chunks and 16 kernel tables read back, every checksum matches"
+                          " (.lst format version " + std::to_string(container::kFormatVersion) + ")"),
             std::string::npos)
       << good.out;
   {
