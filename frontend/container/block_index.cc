@@ -12,11 +12,13 @@ KernelBlockIndex::KernelBlockIndex(KernelBlockRows&& rows) : chunks(std::move(ro
   blocks.shrink_to_fit();
 }
 
-void KernelBlockIndex::check_and_group(uint32_t segment_insts, uint64_t warp_insts, const std::string& kn) {
+uint64_t KernelBlockIndex::check_and_group(uint32_t segment_insts, uint64_t warp_insts, const std::string& kn) {
+  uint64_t warps = 0;
   if (!blocks.empty()) {
     PackedBlocks::Cursor all = blocks.from(0);
     for (uint32_t i = 0; i < blocks.size(); ++i) {
       const BlockInfo b = all.next();
+      warps += b.warps;
       if (b.segments > 1 && (segment_insts == 0 || b.warp_insts > uint64_t(b.segments) * segment_insts * b.warps))
         throw TraceError(kn + ": a block of " + std::to_string(b.warp_insts) + " warp instructions in " +
                          std::to_string(b.segments) + " segments of " + std::to_string(segment_insts) + " per warp");
@@ -78,6 +80,7 @@ void KernelBlockIndex::check_and_group(uint32_t segment_insts, uint64_t warp_ins
   if (chunk_insts != warp_insts)
     throw TraceError(kn + ": index total of " + std::to_string(warp_insts) +
                      " warp instructions differs from its chunks' " + std::to_string(chunk_insts));
+  return warps;
 }
 
 uint32_t KernelBlockIndex::group_of_block(uint32_t ordinal) const {
@@ -99,14 +102,7 @@ void KernelBlocksBuilder::add_chunk(uint64_t offset, uint32_t size, uint32_t crc
 }
 
 void KernelBlocksBuilder::add_block(const BlockInfo& b) {
-  // Differences modulo 2^32, as the chunks store block ids.
-  ids_.z(int32_t(b.id.x - prev_id_.x));
-  ids_.z(int32_t(b.id.y - prev_id_.y));
-  ids_.z(int32_t(b.id.z - prev_id_.z));
-  prev_id_ = b.id;
-  warps_col_.u(b.warps);
-  insts_.u(b.warp_insts);
-  segments_.u(b.segments > 0 ? b.segments - 1 : 0);
+  put_block_summary(ids_, warps_col_, insts_, segments_, b, prev_id_);
   warps_ += b.warps;
   ++blocks_;
 }
@@ -167,19 +163,7 @@ void read_columns(const proto::KernelBlocks& msg, const std::string& where, OnCh
     ByteSource ids(msg.block_ids(), "block_ids"), warps(msg.block_warps(), "block_warps"),
         insts(msg.block_insts(), "block_insts"), segments(msg.block_segments(), "block_segments");
     Dim3 prev{0, 0, 0};
-    for (uint32_t i = 0; i < msg.num_blocks(); ++i) {
-      BlockInfo b;
-      b.id.x = prev.x + ids.z32();
-      b.id.y = prev.y + ids.z32();
-      b.id.z = prev.z + ids.z32();
-      prev = b.id;
-      b.warps = warps.u32();
-      b.warp_insts = insts.u();
-      const uint32_t more = segments.u32();
-      if (more == UINT32_MAX) stream_fail("block_segments stream: value out of range");
-      b.segments = more + 1;
-      on_block(b);
-    }
+    for (uint32_t i = 0; i < msg.num_blocks(); ++i) on_block(get_block_summary(ids, warps, insts, segments, prev));
     for (const ByteSource* s : {&offsets, &sizes, &crcs, &chunk_blocks, &chunk_insts, &chunk_segments, &ids,
                                 &warps, &insts, &segments})
       if (s->left() != 0) stream_fail(std::to_string(s->left()) + " unused bytes in the " + s->name() + " stream");
@@ -202,7 +186,7 @@ KernelBlockRows decode_kernel_block_rows(const proto::KernelBlocks& msg, const s
 KernelBlockIndex decode_kernel_block_index(const proto::KernelBlocks& msg, const std::string& where) {
   KernelBlockIndex index;
   index.chunks.reserve(msg.num_chunks() <= msg.chunk_sizes().size() ? msg.num_chunks() : 0);
-  // A packed row is the block's values of the four columns, coded the same way.
+  // A packed row is the block's values of the four columns, coded the same way (put_block_summary).
   if (msg.num_blocks() <= msg.block_warps().size())
     index.blocks.reserve(msg.num_blocks(), msg.block_ids().size() + msg.block_warps().size() +
                                                msg.block_insts().size() + msg.block_segments().size());

@@ -50,9 +50,10 @@ struct KernelBlockIndex {
   // block has segments; instruction counts per group and in total against
   // `warp_insts`; blocks' segments against `segment_insts`), then sets
   // `groups` and each group's first chunk's `segments`. Frame references are
-  // the caller's to check. Throws TraceError(kernel_where + ...), where
-  // kernel_where names the kernel ("<path>: kernel K").
-  void check_and_group(uint32_t segment_insts, uint64_t warp_insts, const std::string& kernel_where);
+  // the caller's to check. Returns the warps of all its blocks. Throws
+  // TraceError(kernel_where + ...), where kernel_where names the kernel
+  // ("<path>: kernel K").
+  uint64_t check_and_group(uint32_t segment_insts, uint64_t warp_insts, const std::string& kernel_where);
   // The group holding block `ordinal` (< blocks.size()).
   uint32_t group_of_block(uint32_t ordinal) const;
 };

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "frontend/trace/dim3.h"
+
 namespace lockstep {
 
 struct StreamDecodeError {
@@ -123,5 +125,23 @@ class ByteSource {
   const uint8_t* end_;
   const char* name_;
 };
+
+// A thread block id as the container stores it, in the block streams and
+// indexes alike: each coordinate minus the previous block's (modulo 2^32,
+// zigzag varints); `prev` becomes `id`.
+inline void put_block_id(ByteSink& out, Dim3 id, Dim3& prev) {
+  out.z(int32_t(id.x - prev.x));
+  out.z(int32_t(id.y - prev.y));
+  out.z(int32_t(id.z - prev.z));
+  prev = id;
+}
+inline Dim3 get_block_id(ByteSource& in, Dim3& prev) {
+  Dim3 id;
+  id.x = prev.x + in.z32();
+  id.y = prev.y + in.z32();
+  id.z = prev.z + in.z32();
+  prev = id;
+  return id;
+}
 
 }  // namespace lockstep

@@ -60,11 +60,8 @@ class ChunkEncoder {
 
   void add_block(const BlockTrace& bt, uint32_t block_ordinal) {
     if (bt.warps.size() > kMaxU32) throw TraceError("encode_chunk: too many warps");
-    blocks_.z(int32_t(bt.id.x - prev_block_.x));
-    blocks_.z(int32_t(bt.id.y - prev_block_.y));
-    blocks_.z(int32_t(bt.id.z - prev_block_.z));
+    put_block_id(blocks_, bt.id, prev_block_);
     blocks_.u(bt.warps.size());
-    prev_block_ = bt.id;
     const uint64_t before = chunk_.warp_insts;
     uint32_t expected_id = 0;
     for (size_t w = 0; w < bt.warps.size(); ++w) {
@@ -392,10 +389,7 @@ class ChunkDecoder {
     for (block = 0; block < nb; ++block) {
       in_warp = false;
       BlockTrace& bt = out[block];
-      bt.id.x = prev.x + blocks_.z32();
-      bt.id.y = prev.y + blocks_.z32();
-      bt.id.z = prev.z + blocks_.z32();
-      prev = bt.id;
+      bt.id = get_block_id(blocks_, prev);
       const uint64_t nw = blocks_.u();
       // Every warp takes at least two bytes of the warp stream.
       if (nw > warps_.left() / 2)

@@ -192,7 +192,6 @@ void ContainerReader::open_and_validate() {
       for (const proto::BlockEntry& b : idx.blocks()) {
         rows.blocks.push_back(
             BlockInfo{Dim3{b.id().x(), b.id().y(), b.id().z()}, b.warps(), b.warp_insts(), std::max(1u, b.segments())});
-        k->totals.warps += b.warps();
       }
       rows.chunks.reserve(size_t(idx.chunks_size()));
       for (int ci = 0; ci < idx.chunks_size(); ++ci) {
@@ -202,7 +201,7 @@ void ContainerReader::open_and_validate() {
             ChunkInfo{r.offset, r.size, r.crc, e.first_block(), e.num_blocks(), e.warp_insts(), e.segment(), 0});
       }
       auto index = std::make_shared<KernelBlockIndex>(std::move(rows));
-      index->check_and_group(k->segment_insts, idx.warp_insts(), p + kn);
+      k->totals.warps = index->check_and_group(k->segment_insts, idx.warp_insts(), p + kn);
       k->num_chunks = uint32_t(index->chunks.size());
       k->num_blocks = uint32_t(index->blocks.size());
       k->index_kept = std::move(index);
@@ -279,10 +278,7 @@ std::shared_ptr<const KernelBlockIndex> ContainerReader::load_block_index(uint32
     const ChunkInfo& ci = index->chunks[c];
     checked_ref(ci.offset, ci.size, ci.crc, "kernel " + std::to_string(k) + " chunk " + std::to_string(c));
   }
-  index->check_and_group(kn.segment_insts, kn.totals.warp_insts, kernel_where);
-  uint64_t warps = 0;
-  PackedBlocks::Cursor blocks = index->blocks.from(0);
-  for (uint32_t b = 0; b < index->blocks.size(); ++b) warps += blocks.next().warps;
+  const uint64_t warps = index->check_and_group(kn.segment_insts, kn.totals.warp_insts, kernel_where);
   if (warps != kn.totals.warps)
     throw TraceError(where + ": its blocks have " + std::to_string(warps) + " warps, the footer says " +
                      std::to_string(kn.totals.warps));
@@ -327,12 +323,8 @@ uint32_t ContainerReader::group_of_block(uint32_t k, uint32_t ordinal) const {
 }
 
 uint32_t ContainerReader::chunk_of_block(uint32_t k, uint32_t ordinal) const {
-  const Kernel& kn = kernel(k);
-  if (ordinal >= kn.num_blocks)
-    throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(ordinal) +
-                     " out of range (" + std::to_string(kn.num_blocks) + " blocks)");
-  const auto index = block_index(k);
-  return index->groups[index->group_of_block(ordinal)];
+  const uint32_t g = group_of_block(k, ordinal);
+  return block_index(k)->groups[g];
 }
 
 void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out) const {
@@ -423,13 +415,13 @@ void ContainerReader::read_group(uint32_t k, uint32_t g, std::vector<BlockTrace>
       }
     }
   }
+  PackedBlocks::Cursor summaries = index->blocks.from(index->chunks[first].first_block);  // out's blocks, in order
   for (BlockTrace& whole : out) {
-    const BlockInfo want = index->blocks[whole.ordinal];
+    const BlockInfo want = summaries.next();
     if (whole.warp_insts() != want.warp_insts)
       throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(whole.ordinal) +
                        ": its segments hold " + std::to_string(whole.warp_insts()) +
-                       " warp instructions, the index says " +
-                       std::to_string(want.warp_insts));
+                       " warp instructions, the index says " + std::to_string(want.warp_insts));
     whole.segments = 1;
     whole.segment_insts = 0;
   }

@@ -14,17 +14,34 @@
 
 namespace lockstep {
 
+// A block's summary as the container codes it: its id (put_block_id), warps,
+// warp instructions and segments - 1, each into its own stream (the
+// KernelBlocks columns) or all into one (a packed row); `prev` is the id of
+// the block before it and becomes this one's.
+inline void put_block_summary(ByteSink& ids, ByteSink& warps, ByteSink& insts, ByteSink& segments, const BlockInfo& b,
+                              Dim3& prev) {
+  put_block_id(ids, b.id, prev);
+  warps.u(b.warps);
+  insts.u(b.warp_insts);
+  segments.u(b.segments > 0 ? b.segments - 1 : 0);
+}
+inline BlockInfo get_block_summary(ByteSource& ids, ByteSource& warps, ByteSource& insts, ByteSource& segments,
+                                   Dim3& prev) {
+  BlockInfo b;
+  b.id = get_block_id(ids, prev);
+  b.warps = warps.u32();
+  b.warp_insts = insts.u();
+  const uint32_t more = segments.u32();
+  if (more == UINT32_MAX) stream_fail(std::string(segments.name()) + " stream: value out of range");
+  b.segments = more + 1;
+  return b;
+}
+
 class PackedBlocks {
  public:
   void push_back(const BlockInfo& b) {
     if (size_ % kMarkBlocks == 0) marks_.push_back(Mark{rows_.bytes().size(), last_});
-    rows_.z(int32_t(b.id.x - last_.x));
-    rows_.z(int32_t(b.id.y - last_.y));
-    rows_.z(int32_t(b.id.z - last_.z));
-    rows_.u(b.warps);
-    rows_.u(b.warp_insts);
-    rows_.u(b.segments > 0 ? b.segments - 1 : 0);
-    last_ = b.id;
+    put_block_summary(rows_, rows_, rows_, rows_, b, last_);
     ++size_;
   }
   // Room for `blocks` rows of `row_bytes` in all, so that filling does not copy.
@@ -38,17 +55,7 @@ class PackedBlocks {
   // Reads blocks in order from `ordinal` (<= size()), as many as there are.
   class Cursor {
    public:
-    BlockInfo next() {
-      BlockInfo b;
-      b.id.x = prev_.x + in_.z32();
-      b.id.y = prev_.y + in_.z32();
-      b.id.z = prev_.z + in_.z32();
-      b.warps = in_.u32();
-      b.warp_insts = in_.u();
-      b.segments = in_.u32() + 1;
-      prev_ = b.id;
-      return b;
-    }
+    BlockInfo next() { return get_block_summary(in_, in_, in_, in_, prev_); }
 
    private:
     friend class PackedBlocks;

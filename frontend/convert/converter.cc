@@ -12,6 +12,7 @@
 
 #include "frontend/container/chunk_codec.h"
 #include "frontend/container/container_writer.h"
+#include "frontend/convert/pipeline_work.h"
 #include "frontend/text/kernel_text_reader.h"
 #include "frontend/text/text_trace_source.h"
 #include "frontend/trace/trace_error.h"
@@ -27,6 +28,11 @@ struct ChunkWork {
   std::vector<BlockTrace> blocks;
   uint32_t first_block = 0;
   std::vector<EncodedChunk> encoded;  // the group's chunks (one per segment)
+  void reset() {
+    local = StaticTable();
+    blocks.clear();
+    encoded.clear();
+  }
 };
 
 struct KernelState {
@@ -78,37 +84,6 @@ class BlockTextFeed {
   bool end_owed_ = false;
 };
 
-// Items in flight come from a fixed pool (one per pipeline token), so nothing
-// leaks when a stage throws and buffers are reused from item to item.
-class WorkPool {
- public:
-  explicit WorkPool(size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      items_.push_back(std::make_unique<ChunkWork>());
-      free_.push_back(items_.back().get());
-    }
-  }
-  ChunkWork* acquire() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (free_.empty()) throw std::logic_error("convert: more items in flight than pipeline tokens");
-    ChunkWork* w = free_.back();
-    free_.pop_back();
-    return w;
-  }
-  void release(ChunkWork* w) {
-    w->local = StaticTable();
-    w->blocks.clear();
-    w->encoded.clear();
-    std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(w);
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<std::unique_ptr<ChunkWork>> items_;
-  std::vector<ChunkWork*> free_;
-};
-
 // Local static ids -> kernel table ids, preserving first appearance order.
 void intern_into_kernel(ChunkWork& work, KernelState& kernel) {
   std::vector<uint32_t> map(work.local.size());
@@ -145,7 +120,7 @@ ConvertReport convert_text_trace(const std::filesystem::path& input, const std::
   BlockTextFeed feed(layout, options);
 
   const size_t tokens = size_t(2 * jobs + 2);
-  WorkPool pool(tokens);
+  WorkPool<ChunkWork> pool(tokens);
   tbb::parallel_pipeline(
       tokens,
       tbb::make_filter<void, ChunkWork*>(tbb::filter_mode::serial_in_order,
@@ -190,19 +165,12 @@ ConvertReport convert_text_trace(const std::filesystem::path& input, const std::
             if (w->ends_kernel) {
               writer.add_kernel_table(w->kernel, kernels[w->kernel].table);
             } else {
-              report.blocks += w->blocks.size();
-              for (EncodedChunk& c : w->encoded) {
-                report.warp_insts += c.warp_insts;
-                ++report.chunks;
-                writer.add_chunk(std::move(c));
-              }
+              write_group(writer, w->encoded, w->blocks.size(), report);
             }
             pool.release(w);
           }));
 
-  writer.commit();
-  report.output_bytes = writer.bytes_written();
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  commit_report(writer, start, report);
   return report;
 }
 

@@ -11,6 +11,7 @@
 #include "frontend/container/chunk_codec.h"
 #include "frontend/container/container_reader.h"
 #include "frontend/container/container_writer.h"
+#include "frontend/convert/pipeline_work.h"
 #include "frontend/trace/kernel_completeness.h"
 
 namespace lockstep {
@@ -23,6 +24,7 @@ struct GroupWork {
   bool ends_kernel = false;
   std::vector<BlockTrace> blocks;
   std::vector<EncodedChunk> encoded;
+  void reset() { encoded.clear(); }  // (the blocks' storage is decoded into again)
 };
 
 // Walks kernels and their groups in file order.
@@ -82,24 +84,15 @@ ConvertReport repack_container(const std::filesystem::path& input, const std::fi
   report.input_bytes = reader.file_size();
 
   const size_t tokens = size_t(2 * jobs + 2);
-  std::vector<GroupWork> items(tokens);
-  std::vector<GroupWork*> free_items;
-  for (GroupWork& w : items) free_items.push_back(&w);
-  std::mutex free_mu;
+  WorkPool<GroupWork> pool(tokens);
   GroupCursor cursor(reader);
   tbb::parallel_pipeline(
       tokens,
       tbb::make_filter<void, GroupWork*>(tbb::filter_mode::serial_in_order,
                                          [&](tbb::flow_control& fc) -> GroupWork* {
-                                           GroupWork* w;
-                                           {
-                                             std::lock_guard lock(free_mu);
-                                             w = free_items.back();
-                                             free_items.pop_back();
-                                           }
+                                           GroupWork* w = pool.acquire();
                                            if (cursor.next(*w)) return w;
-                                           std::lock_guard lock(free_mu);
-                                           free_items.push_back(w);
+                                           pool.release(w);
                                            fc.stop();
                                            return nullptr;
                                          }) &
@@ -116,20 +109,12 @@ ConvertReport repack_container(const std::filesystem::path& input, const std::fi
               writer.add_kernel_table(w->kernel, reader.kernel_table(w->kernel));
               writer.set_partial_trace(w->kernel, reader.partial_trace(w->kernel));
             } else {
-              report.blocks += w->blocks.size();
-              for (EncodedChunk& c : w->encoded) {
-                report.warp_insts += c.warp_insts;
-                ++report.chunks;
-                writer.add_chunk(std::move(c));
-              }
+              write_group(writer, w->encoded, w->blocks.size(), report);
             }
-            std::lock_guard lock(free_mu);
-            free_items.push_back(w);
+            pool.release(w);
           }));
 
-  writer.commit();
-  report.output_bytes = writer.bytes_written();
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  commit_report(writer, start, report);
   return report;
 }
 
