@@ -20,7 +20,7 @@ uint32_t BlockSlots::accept(const KernelLaunch& l, std::unique_ptr<BlockTrace> b
   b.active = true;
   b.trace = std::move(block);
   b.segments = l.segments;
-  b.later.clear();
+  b.later.clear(spares_);
   b.warp_slots.clear();
   b.at_barrier = 0;
   b.live_warps = 0;
@@ -53,18 +53,18 @@ void BlockSlots::arrive_at_barrier(uint32_t block) {
 
 const BlockTrace& BlockSlots::segment(uint32_t block, uint32_t segment) {
   Block& b = blocks_[block];
-  return b.later.get(b.segments, *b.trace, segment);
+  return b.later.get(b.segments, *b.trace, segment, spares_);
 }
 
 void BlockSlots::drop_segments_before(uint32_t block, uint32_t needed) {
   Block& b = blocks_[block];
-  b.later.drop_before(*b.trace, needed);
+  b.later.drop_before(*b.trace, needed, spares_);
 }
 
 void BlockSlots::retire(uint32_t block) {
   Block& b = blocks_[block];
   b.active = false;
-  b.later.clear();
+  b.later.clear(spares_);
   spent_.push_back(std::move(b.trace));  // its storage goes back to the trace reader (take_spent_blocks)
   --resident_blocks_;
   ++retired_blocks_;

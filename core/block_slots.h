@@ -102,6 +102,7 @@ class BlockSlots {
   std::vector<Block> blocks_;     // max_blocks slots
   std::vector<bool> warp_taken_;  // max_warps slots
   std::vector<std::unique_ptr<BlockTrace>> spent_;
+  SegmentSpares spares_;  // storage of the blocks' segments no warp reads any more
 };
 
 template <typename Release>

@@ -84,7 +84,7 @@ void FunctionalSm::run(bool more_coming, uint64_t step_limit) {
     if (--slots_[slot].warps_left > 0) continue;
     // The block retires; the next one given takes its slot.
     spent_.push_back(std::move(slots_[slot].trace));
-    slots_[slot].later.clear();
+    slots_[slot].later.clear(spares_);
     --resident_blocks_;
     while (!slots_[slot].trace && !queued_.empty()) {
       std::unique_ptr<BlockTrace> block = std::move(queued_.front());
@@ -122,7 +122,7 @@ bool FunctionalSm::turn(Warp& w) {
 
 void FunctionalSm::next_part(Warp& w) {
   BlockSlot& b = slots_[w.block];
-  const BlockTrace& segment = b.later.get(segments_, *b.trace, w.next_segment);
+  const BlockTrace& segment = b.later.get(segments_, *b.trace, w.next_segment, spares_);
   static const WarpTrace kEmpty;
   w.trace = w.index < segment.warps.size() ? &segment.warps[w.index] : &kEmpty;
   w.next = 0;
@@ -130,7 +130,7 @@ void FunctionalSm::next_part(Warp& w) {
   w.segments_more = b.trace->continues_after(w.next_segment, w.trace->insts.size());
   ++w.next_segment;
   // Segments none of the block's warps reads go.
-  b.later.drop_before(*b.trace, *std::min_element(b.reading.begin(), b.reading.end()));
+  b.later.drop_before(*b.trace, *std::min_element(b.reading.begin(), b.reading.end()), spares_);
 }
 
 void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, uint32_t active_lanes,

@@ -122,6 +122,7 @@ class FunctionalSm {
   uint32_t resident_blocks_ = 0;
   std::deque<std::unique_ptr<BlockTrace>> queued_;
   std::vector<std::unique_ptr<BlockTrace>> spent_;
+  SegmentSpares spares_;  // storage of the blocks' segments no warp reads any more
   std::vector<Warp> warps_;  // resident warps in residency order (ended ones dropped after each pass)
   size_t position_ = 0;      // the warp whose turn is next
   uint64_t step_ = 0;        // memory instructions looked up in this kernel
