@@ -40,6 +40,7 @@ Sm::Sm(uint32_t id, const SmSpec& spec)
   for (uint32_t sc = 0; sc < spec.subcores; ++sc) schedulers_.push_back(make_warp_scheduler(spec, sc));
   finished_in_issue_.reserve(spec.max_warps);
   last_stall_.assign(spec.subcores, StallReason::kIdle);
+  stall_repeats_.assign(spec.subcores, 0);
   stats_.unit_issues.assign(spec.units.size(), 0);
 }
 
@@ -271,7 +272,9 @@ void Sm::writeback(uint64_t now) {
       candidates_.update(wb.warp, w);
     }
     --w.outstanding;
-    if (wb.memory) --w.outstanding_memory;
+    // The two-level scheduler orders warps by whether they wait for memory.
+    if (wb.memory && --w.outstanding_memory == 0 && spec_.scheduler == WarpSchedulerPolicy::kTwoLevel)
+      candidates_.touch(layout_.subcore(wb.warp));
     if (wb.copy_group != kNoCopyGroup) --w.group_pending[wb.copy_group];
     finish_warp_if_done(wb.warp);
   }
@@ -284,6 +287,7 @@ void Sm::issue(uint32_t sc, uint64_t now) {
   uint32_t blocked = 0;
   // The stall reason of the first warp in the order: the cycle's if none issues.
   StallReason first_reason = StallReason::kIdle;
+  bool first_timed = false;
   // The order spans the scheduler's resident list: a warp that finishes as
   // it issues leaves that list only after the loop (finish_warp_if_done).
   const IssueOrder order = std::visit([&](auto& policy) { return policy.order(warps_); }, schedulers_[sc]);
@@ -331,6 +335,10 @@ void Sm::issue(uint32_t sc, uint64_t now) {
       if (++issued >= spec_.issue_width) return;
     } else {
       first_reason = why;
+      // Whether the first warp's stall can end with time alone: a unit's
+      // pipeline, or an instruction fetched but not decoded yet.
+      const WarpState& w = warps_[first];
+      first_timed = why == StallReason::kUnitBusy || (why == StallReason::kFetch && w.next_issue < w.next_fetch);
     }
     if (order.slot_rotation && candidates_.single_word()) {
       // The rest of the order is the sub-core's indices after the first's,
@@ -369,6 +377,7 @@ void Sm::issue(uint32_t sc, uint64_t now) {
   finished_in_issue_.clear();
   if (issued == 0) ++stats_.stalls[size_t(first_reason)];
   last_stall_[sc] = first_reason;
+  stall_repeats_[sc] = issued == 0 && !first_timed;
 }
 
 bool Sm::tick(uint64_t now) {
@@ -396,9 +405,22 @@ bool Sm::tick(uint64_t now) {
   // cycle (fair memory issue, papers/volta-memory-system.txt Table II).
   for (uint32_t i = 0, sc = uint32_t(now % spec_.subcores); i < spec_.subcores;
        ++i, sc = sc + 1 == spec_.subcores ? 0 : sc + 1) {
-    // A sub-core without candidates whose warps did not change since its last
-    // issue: the same first warp stalls for the same reason.
-    if (candidates_.unchanged_without_candidates(sc)) {
+    // Sub-cores whose issue would find what their last one found (only
+    // with gating: with sm.gating=false every cycle is evaluated, which the
+    // tests compare against). One without candidates whose warps did not
+    // change since its last issue: the same first warp stalls for the same
+    // reason.
+    if (spec_.gating && candidates_.unchanged_without_candidates(sc)) {
+      ++stats_.stalls[size_t(last_stall_[sc])];
+      continue;
+    }
+    // The same when nothing issued in its last issue, its first warp's
+    // stall then could not end with time alone (stall_repeats_), each
+    // candidate needs the LD/ST unit and that still refuses: the first warp
+    // stalls as it did (its state and the unit's refusal are the same) and
+    // every other candidate is excluded.
+    if (spec_.gating && stall_repeats_[sc] && candidates_.unchanged_all_needing(sc, kIssueMemory) &&
+        !ldst_.can_issue(now)) {
       ++stats_.stalls[size_t(last_stall_[sc])];
       continue;
     }

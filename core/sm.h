@@ -141,6 +141,10 @@ class Sm final : public SmModel {
 
   // Gating (the fields are at the top).
   std::vector<StallReason> last_stall_;  // per sub-core, this cycle's stall reason
+  // Per sub-core: its last issue issued nothing and its first warp's stall
+  // could end only by a change of a warp or the LD/ST unit (not with time
+  // alone, as a busy pipeline's or a decoding instruction's does).
+  std::vector<uint8_t> stall_repeats_;
   void count_repeated_stalls();
 
   IssueObserver observer_;

@@ -60,6 +60,16 @@ class IssueCandidates {
       if (ready_[size_t(sc) * words_ + word] != 0) return false;
     return true;
   }
+  // No warp of sub-core `sc` was updated since settle(sc), and each of its
+  // candidates needs one of `resources`.
+  bool unchanged_all_needing(uint32_t sc, uint32_t resources) const {
+    if (changed_[sc]) return false;
+    for (uint32_t word = 0; word < words_; ++word)
+      if (eligible_word(sc, word, resources) != 0) return false;
+    return true;
+  }
+  // Something issue reads of sub-core `sc` changed other than through update().
+  void touch(uint32_t sc) { changed_[sc] = 1; }
   // Issue has seen sub-core `sc` as it is now.
   void settle(uint32_t sc) { changed_[sc] = 0; }
 
