@@ -40,13 +40,4 @@ void L2CachePolicy::warm(uint64_t addr, uint32_t bytes) {
   cache_.write(addr, low << offset, true);
 }
 
-VictimWriteBacks L2CachePolicy::writebacks_of(const Eviction& ev) const {
-  VictimWriteBacks wb;
-  wb.sector_bytes = cache_.geometry().sector_bytes;
-  if (!ev.valid) return wb;
-  wb.line_addr = ev.line_addr;
-  wb.dirty_sectors = ev.dirty_sectors;
-  return wb;
-}
-
 }  // namespace lockstep

@@ -98,13 +98,34 @@ class L2CachePolicy {
   VictimWriteBacks write_sectors(uint64_t addr, uint32_t sectors, uint32_t byte_mask) {
     return writebacks_of(cache_.write_sectors(addr, sectors, byte_mask, true));
   }
+  // The same, also telling whether it was a write hit (write_hit(lookup(addr)) before it).
+  VictimWriteBacks write_sectors(uint64_t addr, uint32_t sectors, uint32_t byte_mask, bool* was_hit) {
+    return writebacks_of(cache_.write_sectors(addr, sectors, byte_mask, true, was_hit));
+  }
+  // A read whose unreadable sectors are fetched and filled at once (no
+  // timing between), with one lookup: hit_sectors_if_readable(addr, sectors),
+  // then fill_sectors(addr, the others). Returns the readable ones; *fill
+  // is the fill's write-backs.
+  uint32_t hit_sectors_or_fill(uint64_t addr, uint32_t sectors, VictimWriteBacks* fill) {
+    Eviction ev;
+    const uint32_t hits = cache_.read_hit_or_fill_sectors(addr, sectors, &ev);
+    *fill = writebacks_of(ev);
+    return hits;
+  }
   // Copy engine: bytes [addr, addr + bytes) of one sector land as written data; victims are dropped.
   void warm(uint64_t addr, uint32_t bytes);
   // Between kernels, nothing outstanding: every line goes.
   void invalidate() { cache_.invalidate_all(); }
 
  private:
-  VictimWriteBacks writebacks_of(const Eviction& ev) const;
+  VictimWriteBacks writebacks_of(const Eviction& ev) const {
+    VictimWriteBacks wb;
+    wb.sector_bytes = cache_.geometry().sector_bytes;
+    if (!ev.valid) return wb;
+    wb.line_addr = ev.line_addr;
+    wb.dirty_sectors = ev.dirty_sectors;
+    return wb;
+  }
 
   SectorCache cache_;
   bool write_validate_;

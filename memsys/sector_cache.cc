@@ -28,6 +28,7 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
   check(geometry.line_bytes / geometry.sector_bytes <= kMaxSectorsPerLine, "more than 32 sectors per line");
   const uint64_t lines = uint64_t(geometry.sets) * geometry.ways;
   check(lines < (uint64_t(1) << 30), "more than 2^30 lines");
+  check(geometry.ways <= 65536, "more than 65536 ways");
   ways_in_use_ = geometry.ways;
   sectors_per_line_ = geometry.sectors_per_line();
   set_bits_ = uint32_t(std::countr_zero(geometry.sets));
@@ -36,8 +37,6 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
   full_mask_ = geometry.sector_bytes == 32 ? 0xffffffffu : (1u << geometry.sector_bytes) - 1;
   lines_ = ZeroedArray<Line>(lines);
   byte_masks_ = ZeroedArray<uint32_t>(lines * sectors_per_line_);
-  lru_prev_ = ZeroedArray<uint32_t>(lines);
-  lru_next_ = ZeroedArray<uint32_t>(lines);
   set_state_ = ZeroedArray<SetState>(geometry.sets);
   // At most half full: a miss looks at ~2.5 slots on average with linear probing.
   const uint64_t slots = std::max<uint64_t>(16, std::bit_ceil(lines) * 2);
@@ -89,21 +88,21 @@ void SectorCache::index_erase(uint64_t tag) {
   tag_index_[hole] = StoredSlot{};
 }
 
-void SectorCache::make_mru(uint32_t set, uint32_t way) {
+[[gnu::always_inline]] inline void SectorCache::make_mru(uint32_t set, uint32_t way) {
   SetState& st = set_state_[set];
   if (st.mru == way) return;
-  const uint32_t base = index_of(set, 0);
+  Line* ways = &lines_[index_of(set, 0)];
   // Unlink (way is not the MRU, so it has a more recently used neighbour).
-  const uint32_t prev = lru_prev_[base + way];
-  const uint32_t next = lru_next_[base + way];
-  lru_next_[base + prev] = next;
+  const uint16_t prev = ways[way].lru_prev;
+  const uint16_t next = ways[way].lru_next;
+  ways[prev].lru_next = next;
   if (st.lru == way) {
     st.lru = prev;
   } else {
-    lru_prev_[base + next] = prev;
+    ways[next].lru_prev = prev;
   }
-  lru_next_[base + way] = st.mru;
-  lru_prev_[base + st.mru] = way;
+  ways[way].lru_next = uint16_t(st.mru);
+  ways[st.mru].lru_prev = uint16_t(way);
   st.mru = way;
 }
 
@@ -117,6 +116,19 @@ Eviction SectorCache::eviction_of(uint32_t line_index) const {
   return ev;
 }
 
+[[gnu::always_inline]] inline uint32_t SectorCache::use_found(uint64_t addr, TagSlot found, bool allocate_line,
+                                                              Eviction& ev) {
+  if (found.line != kNoLine) {
+    make_mru(found.set, found.line - index_of(found.set, 0));
+    return found.line;
+  }
+  return allocate_line ? allocate(set_of(addr), addr >> line_shift_, &ev) : kNoLine;
+}
+
+uint32_t SectorCache::use_line(uint64_t addr, bool allocate_line, Eviction& ev) {
+  return use_found(addr, find(addr >> line_shift_), allocate_line, ev);
+}
+
 Eviction SectorCache::victim_of(uint64_t addr) const {
   const uint64_t tag = addr >> line_shift_;
   if (find(tag).line != kNoLine) return Eviction{};
@@ -125,32 +137,32 @@ Eviction SectorCache::victim_of(uint64_t addr) const {
   return eviction_of(index_of(set, set_state_[set].lru));
 }
 
-Eviction SectorCache::allocate(uint32_t set, uint64_t tag, uint32_t* line_index) {
+uint32_t SectorCache::allocate(uint32_t set, uint64_t tag, Eviction* ev) {
   SetState& st = set_state_[set];
-  Eviction ev;
   uint32_t way = 0;
   if (st.present < ways_in_use_) {
     // A free way: becomes present and most recently used.
     way = st.present++;
-    const uint32_t base = index_of(set, 0);
+    Line* ways = &lines_[index_of(set, 0)];
     if (way == 0) {
       st.lru = 0;
     } else {
-      lru_next_[base + way] = st.mru;
-      lru_prev_[base + st.mru] = way;
+      ways[way].lru_next = uint16_t(st.mru);
+      ways[st.mru].lru_prev = uint16_t(way);
     }
     st.mru = way;
   } else {
     way = st.lru;
-    ev = eviction_of(index_of(set, way));
+    *ev = eviction_of(index_of(set, way));
     index_erase(lines_[index_of(set, way)].tag);
     make_mru(set, way);
   }
   const uint32_t li = index_of(set, way);
-  lines_[li] = Line{tag, 0, 0};  // (no sector valid: its byte masks are not read until written)
+  Line& l = lines_[li];  // (its place in the recency list is set above)
+  l.tag = tag;
+  l.valid = l.dirty = l.whole = 0;  // (no sector valid: its byte masks are not read until written)
   index_insert(tag, li, set);
-  *line_index = li;
-  return ev;
+  return li;
 }
 
 SectorState SectorCache::probe(uint64_t addr) const {
@@ -158,14 +170,16 @@ SectorState SectorCache::probe(uint64_t addr) const {
   if (li == kNoLine) return SectorState::kLineMiss;
   const uint32_t s = sector_in_line(addr);
   if (!(lines_[li].valid >> s & 1)) return SectorState::kSectorMiss;
-  return masks(li)[s] == full_mask_ ? SectorState::kHit : SectorState::kPartial;
+  return lines_[li].whole >> s & 1 ? SectorState::kHit : SectorState::kPartial;
 }
 
 uint32_t SectorCache::byte_mask(uint64_t addr) const {
   const uint32_t li = find(addr >> line_shift_).line;
   if (li == kNoLine) return 0;
   const uint32_t s = sector_in_line(addr);
-  return lines_[li].valid >> s & 1 ? masks(li)[s] : 0;
+  const Line& l = lines_[li];
+  if (!(l.valid >> s & 1)) return 0;
+  return l.whole >> s & 1 ? full_mask_ : masks(li)[s];
 }
 
 bool SectorCache::touch(uint64_t addr) {
@@ -179,44 +193,46 @@ bool SectorCache::read_hit(uint64_t addr) {
   const TagSlot found = find(addr >> line_shift_);
   if (found.line == kNoLine) return false;
   const uint32_t s = sector_in_line(addr);
-  if (!(lines_[found.line].valid >> s & 1) || masks(found.line)[s] != full_mask_) return false;
+  const Line& l = lines_[found.line];
+  if (!((l.valid & l.whole) >> s & 1)) return false;
   make_mru(found.set, found.line - index_of(found.set, 0));
   return true;
 }
 
-uint32_t SectorCache::use_line(uint64_t addr, bool allocate_line, Eviction& ev) {
-  const uint64_t tag = addr >> line_shift_;
-  const TagSlot found = find(tag);
-  uint32_t li = found.line;
-  if (li == kNoLine) {
-    if (allocate_line) ev = allocate(set_of(addr), tag, &li);
-  } else {
-    make_mru(found.set, li - index_of(found.set, 0));
-  }
-  return li;
-}
 
 Eviction SectorCache::write(uint64_t addr, uint32_t byte_mask, bool allocate_line) {
   Eviction ev;
   const uint32_t li = use_line(addr, allocate_line, ev);
   if (li == kNoLine) return ev;
+  write_bytes(li, sector_in_line(addr), byte_mask);
   Line& l = lines_[li];
-  const uint32_t s = sector_in_line(addr);
-  uint32_t& m = masks(li)[s];
-  m = (l.valid >> s & 1 ? m : 0) | (byte_mask & full_mask_);  // (an invalid sector's mask is stale)
-  l.valid |= 1u << s;
-  if (geometry_.write_policy == WritePolicy::kWriteBack) l.dirty |= 1u << s;
+  l.valid |= 1u << sector_in_line(addr);
+  if (geometry_.write_policy == WritePolicy::kWriteBack) l.dirty |= 1u << sector_in_line(addr);
   return ev;
 }
 
-uint32_t SectorCache::readable_in(uint32_t line_index, uint32_t sectors) const {
-  const uint32_t* m = masks(line_index);
-  uint32_t readable = 0;
-  for (uint32_t v = sectors & lines_[line_index].valid; v != 0; v &= v - 1) {
-    const uint32_t s = uint32_t(std::countr_zero(v));
-    if (m[s] == full_mask_) readable |= 1u << s;
+void SectorCache::write_bytes(uint32_t line_index, uint32_t s, uint32_t byte_mask) {
+  Line& l = lines_[line_index];
+  const uint32_t bit = 1u << s;
+  const uint32_t bytes = byte_mask & full_mask_;
+  if (bytes == full_mask_) {
+    l.whole |= bit;
+    return;
   }
-  return readable;
+  uint32_t& m = masks(line_index)[s];
+  const uint32_t had = l.valid & bit ? (l.whole & bit ? full_mask_ : m) : 0;  // (an invalid sector's mask is stale)
+  const uint32_t now = had | bytes;
+  if (now == full_mask_) {
+    l.whole |= bit;
+  } else {
+    m = now;
+    l.whole &= ~bit;
+  }
+}
+
+uint32_t SectorCache::readable_in(uint32_t line_index, uint32_t sectors) const {
+  const Line& l = lines_[line_index];
+  return sectors & l.valid & l.whole;
 }
 
 uint32_t SectorCache::readable_sectors(uint64_t addr, uint32_t sectors) const {
@@ -237,8 +253,7 @@ Eviction SectorCache::fill_sectors(uint64_t addr, uint32_t sectors) {
   if (sectors == 0) return ev;
   const uint32_t li = use_line(addr, true, ev);
   lines_[li].valid |= sectors;
-  uint32_t* m = masks(li);
-  for (uint32_t v = sectors; v != 0; v &= v - 1) m[std::countr_zero(v)] = full_mask_;
+  lines_[li].whole |= sectors;  // (bytes written before stay: every byte is present now)
   return ev;
 }
 
@@ -248,12 +263,11 @@ Eviction SectorCache::write_sectors_with(uint64_t addr, uint32_t sectors, bool a
   if (sectors == 0) return ev;
   const uint32_t li = use_line(addr, allocate_line, ev);
   if (li == kNoLine) return ev;
-  Line& l = lines_[li];
-  uint32_t* m = masks(li);
   for (uint32_t v = sectors; v != 0; v &= v - 1) {
     const uint32_t s = uint32_t(std::countr_zero(v));
-    m[s] = (l.valid >> s & 1 ? m[s] : 0) | (bytes_of(s) & full_mask_);  // (an invalid sector's mask is stale)
+    write_bytes(li, s, bytes_of(s));
   }
+  Line& l = lines_[li];
   l.valid |= sectors;
   if (geometry_.write_policy == WritePolicy::kWriteBack) l.dirty |= sectors;
   return ev;
@@ -263,9 +277,55 @@ Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, const uint3
   return write_sectors_with(addr, sectors, allocate_line, [byte_masks](uint32_t s) { return byte_masks[s]; });
 }
 
-Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, uint32_t byte_mask, bool allocate_line) {
+[[gnu::always_inline]] inline Eviction SectorCache::write_found(uint64_t addr, TagSlot found, uint32_t sectors, uint32_t byte_mask,
+                                  bool allocate_line) {
+  if ((byte_mask & full_mask_) == full_mask_) {  // whole sectors: each becomes valid and whole
+    Eviction ev;
+    if (sectors == 0) return ev;
+    const uint32_t li = use_found(addr, found, allocate_line, ev);
+    if (li == kNoLine) return ev;
+    Line& l = lines_[li];
+    l.valid |= sectors;
+    l.whole |= sectors;
+    if (geometry_.write_policy == WritePolicy::kWriteBack) l.dirty |= sectors;
+    return ev;
+  }
   return write_sectors_with(addr, sectors, allocate_line, [byte_mask](uint32_t) { return byte_mask; });
 }
+
+uint32_t SectorCache::read_hit_or_fill_sectors(uint64_t addr, uint32_t sectors, Eviction* ev) {
+  *ev = Eviction{};
+  if (sectors == 0) return 0;
+  const uint64_t tag = addr >> line_shift_;
+  const TagSlot found = find(tag);
+  uint32_t hits = 0;
+  uint32_t li = found.line;
+  if (li != kNoLine) {
+    // The read (when a sector is readable) and the fill (when one is not)
+    // each make the line most recently used.
+    hits = readable_in(li, sectors);
+    make_mru(found.set, li - index_of(found.set, 0));
+    if (hits == sectors) return hits;
+  } else {
+    li = allocate(set_of(addr), tag, ev);
+  }
+  Line& l = lines_[li];
+  l.valid |= sectors;  // (the readable ones already are valid and whole)
+  l.whole |= sectors;
+  return hits;
+}
+
+Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, uint32_t byte_mask, bool allocate_line,
+                                    bool* line_was_present) {
+  const TagSlot found = find(addr >> line_shift_);
+  *line_was_present = found.line != kNoLine;
+  return write_found(addr, found, sectors, byte_mask, allocate_line);
+}
+
+Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, uint32_t byte_mask, bool allocate_line) {
+  return write_found(addr, find(addr >> line_shift_), sectors, byte_mask, allocate_line);
+}
+
 
 void SectorCache::invalidate_all() {
   // Lines are reset when allocated; only the present counts and the tag index matter.

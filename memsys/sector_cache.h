@@ -126,6 +126,13 @@ class SectorCache {
   uint32_t read_hit_sectors(uint64_t addr, uint32_t sectors);
   Eviction write_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks, bool allocate);
   Eviction write_sectors(uint64_t addr, uint32_t sectors, uint32_t byte_mask, bool allocate);
+  // A read of the sectors that fetches the unreadable ones at once, with one
+  // lookup: read_hit_sectors(addr, sectors), then fill_sectors(addr, the
+  // others). Returns the readable ones; *ev is what the fill evicted.
+  uint32_t read_hit_or_fill_sectors(uint64_t addr, uint32_t sectors, Eviction* ev);
+  // write_sectors(addr, sectors, byte_mask, allocate), also telling whether
+  // the line was present before (what probe() != kLineMiss said).
+  Eviction write_sectors(uint64_t addr, uint32_t sectors, uint32_t byte_mask, bool allocate, bool* line_was_present);
 
   // Drop every line (dirty data is discarded: write-through owners only, or tests).
   void invalidate_all();
@@ -140,16 +147,24 @@ class SectorCache {
  private:
   static constexpr uint32_t kNoLine = 0xffffffffu;
 
-  // The line a way holds; meaningful only while the way is present.
+  // The line a way holds and its place in its set's recency list;
+  // meaningful only while the way is present. One record per way, so that a
+  // lookup, an allocation and an LRU update touch one place per line.
   struct Line {
     uint64_t tag = 0;    // line number (address / line_bytes)
     uint32_t valid = 0;  // bit per sector
     uint32_t dirty = 0;  // bit per sector
+    // Bit per sector: every byte present (the sector is readable when also
+    // valid). A valid sector without it has its bytes in byte_masks_.
+    uint32_t whole = 0;
+    uint16_t lru_prev = 0;  // the next more recently used way of the set
+    uint16_t lru_next = 0;  // the next less recently used way of the set
   };
   // Replacement state of a set. A way is only ever freed together with every
   // other way (invalidate_all, set_ways) and a miss takes the first absent way,
   // so the present ways are always ways 0 .. present - 1. Recency is a doubly
-  // linked list of the present ways, most recently used first: LRU by call order.
+  // linked list of the present ways (Line::lru_prev / lru_next), most recently
+  // used first: LRU by call order.
   struct SetState {
     uint32_t present = 0;  // ways 0 .. present - 1 hold lines
     uint32_t mru = 0;      // most recently used way (when present > 0)
@@ -190,13 +205,21 @@ class SectorCache {
   // Install a line for tag in its set, returning what was evicted: the first
   // absent way (way `present`), else the least recently used way. The new line
   // is most recently used.
-  Eviction allocate(uint32_t set, uint64_t tag, uint32_t* line_index);
+  // Returns the line index; *ev is what was evicted.
+  uint32_t allocate(uint32_t set, uint64_t tag, Eviction* ev);
   Eviction eviction_of(uint32_t line_index) const;
   // The line holding addr made most recently used, or (when absent and
   // allocate_line) installed with allocate(); kNoLine when absent and not allocated.
   uint32_t use_line(uint64_t addr, bool allocate_line, Eviction& ev);
+  // use_line() with the line's slot already found.
+  uint32_t use_found(uint64_t addr, TagSlot found, bool allocate_line, Eviction& ev);
+  // The bytes byte_mask written into sector s of line `line_index` (its
+  // whole bit and byte mask; the caller marks the sector valid).
+  void write_bytes(uint32_t line_index, uint32_t s, uint32_t byte_mask);
   // The readable sectors among `sectors` of line `line_index`.
   uint32_t readable_in(uint32_t line_index, uint32_t sectors) const;
+  // write_sectors(addr, sectors, byte_mask, allocate_line) with the line's slot already found.
+  Eviction write_found(uint64_t addr, TagSlot found, uint32_t sectors, uint32_t byte_mask, bool allocate_line);
   // write_sectors with the bytes of sector s from bytes_of(s).
   template <typename BytesOf>
   Eviction write_sectors_with(uint64_t addr, uint32_t sectors, bool allocate_line, BytesOf&& bytes_of);
@@ -215,11 +238,10 @@ class SectorCache {
   // Every array starts as zero bytes (ZeroedArray): a run touches the
   // pages of the sets it uses only.
   ZeroedArray<Line> lines_;          // sets x ways
-  // sets x ways x sectors_per_line; a sector's mask means something only
-  // while the sector is valid (allocation leaves the old line's masks).
+  // sets x ways x sectors_per_line: the bytes present in a sector that is
+  // valid but not whole (Line::whole); otherwise stale (allocation and
+  // filling leave them).
   ZeroedArray<uint32_t> byte_masks_;
-  ZeroedArray<uint32_t> lru_prev_;   // sets x ways: the next more recently used way
-  ZeroedArray<uint32_t> lru_next_;   // sets x ways: the next less recently used way
   ZeroedArray<SetState> set_state_;  // per set
   ZeroedArray<StoredSlot> tag_index_;  // power of two, at least twice the lines
   // The last line find() found (line = kNoLine: none): the sectors of one

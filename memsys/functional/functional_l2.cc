@@ -14,17 +14,29 @@ void FunctionalL2Slice::write_back(const VictimWriteBacks& victim) {
 }
 
 void FunctionalL2Slice::fetch(uint64_t local, uint32_t sectors) {
+  count_fetch(sectors);
+  write_back(policy_.fill_sectors(local, sectors));
+}
+
+void FunctionalL2Slice::count_fetch(uint32_t sectors) {
   const uint32_t n = uint32_t(std::popcount(sectors));
   dram_.read_sectors += n;
   stats_.fill_sectors += n;
-  write_back(policy_.fill_sectors(local, sectors));
+}
+
+uint32_t FunctionalL2Slice::read_and_fetch(uint64_t local, uint32_t sectors) {
+  VictimWriteBacks fill;
+  const uint32_t hits = policy_.hit_sectors_or_fill(local, sectors, &fill);
+  if (hits != sectors) {  // (fill holds a victim only when something was fetched)
+    count_fetch(sectors & ~hits);
+    write_back(fill);
+  }
+  return hits;
 }
 
 void FunctionalL2Slice::read_sectors(uint64_t local, uint32_t sectors) {
   stats_.read_sectors += uint32_t(std::popcount(sectors));
-  const uint32_t hits = policy_.hit_sectors_if_readable(local, sectors);
-  stats_.read_hits += uint32_t(std::popcount(hits));
-  if (hits != sectors) fetch(local, sectors & ~hits);
+  stats_.read_hits += uint32_t(std::popcount(read_and_fetch(local, sectors)));
 }
 
 void FunctionalL2Slice::write_sectors(uint64_t local, uint32_t sectors, uint32_t byte_mask) {
@@ -32,15 +44,20 @@ void FunctionalL2Slice::write_sectors(uint64_t local, uint32_t sectors, uint32_t
   const uint32_t n = uint32_t(std::popcount(sectors));
   stats_.write_sectors += n;
   // A write hits when its line is present: every sector after the first finds it so.
-  stats_.write_hits += L2CachePolicy::write_hit(policy_.lookup(local)) ? n : n - 1;
-  if (const uint32_t fetched = policy_.write_fetch_sectors(local, sectors)) fetch(local, fetched);  // fetch on write
-  write_back(policy_.write_sectors(local, sectors, byte_mask));
+  bool line_hit = false;
+  if (const uint32_t fetched = policy_.write_fetch_sectors(local, sectors)) {  // fetch on write
+    line_hit = L2CachePolicy::write_hit(policy_.lookup(local));
+    fetch(local, fetched);
+    write_back(policy_.write_sectors(local, sectors, byte_mask));
+  } else {
+    write_back(policy_.write_sectors(local, sectors, byte_mask, &line_hit));
+  }
+  stats_.write_hits += line_hit ? n : n - 1;
 }
 
 void FunctionalL2Slice::atomic_sectors(uint64_t local, uint32_t sectors, uint32_t byte_mask) {
   stats_.atomic_sectors += uint32_t(std::popcount(sectors));
-  const uint32_t hits = policy_.hit_sectors_if_readable(local, sectors);
-  if (hits != sectors) fetch(local, sectors & ~hits);
+  read_and_fetch(local, sectors);
   // The read-modify-write leaves the accessed bytes written and dirty.
   write_back(policy_.write_sectors(local, sectors, byte_mask));
 }

@@ -65,6 +65,10 @@ class FunctionalL2Slice {
   uint32_t sector_bit(uint64_t local) const { return 1u << policy_.cache().sector_in_line(local); }
   // The sectors are fetched from DRAM and filled (the line's victim written back).
   void fetch(uint64_t local, uint32_t sectors);
+  void count_fetch(uint32_t sectors);
+  // The readable sectors among `sectors` hit; the others are fetched and
+  // filled (the line's victim written back). Returns the hits.
+  uint32_t read_and_fetch(uint64_t local, uint32_t sectors);
   void write_back(const VictimWriteBacks& victim);
 
   L2CachePolicy policy_;
