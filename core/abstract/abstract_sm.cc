@@ -50,17 +50,15 @@ bool AbstractSm::enter_next_block(Warp& w, uint64_t now) {
   return true;
 }
 
-void AbstractSm::wake(uint32_t slot, uint64_t now) {
-  const uint32_t sc = layout_.subcore(slot), index = layout_.index(slot);
+void AbstractSm::wake(uint32_t slot, uint32_t sc, uint32_t index, uint64_t now) {
   const uint64_t ready_at = warps_[slot].ready_at;
   ready_.remove(sc, index);
   waiting_[sc].add(index, ready_at, now);
   subcore_ready_[sc] = std::min(subcore_ready_[sc], ready_at);
 }
 
-void AbstractSm::requeue(uint32_t slot, uint64_t now, bool issued) {
+void AbstractSm::requeue(uint32_t slot, uint32_t sc, uint32_t index, uint64_t now, bool issued) {
   const Warp& w = warps_[slot];
-  const uint32_t sc = layout_.subcore(slot), index = layout_.index(slot);
   if (w.issuing) ready_.set_resource(sc, index, resource_of(k_.timing->insts[w.inst]));
   if (!w.issuing || w.at_barrier) {
     ready_.remove(sc, index);
@@ -70,7 +68,7 @@ void AbstractSm::requeue(uint32_t slot, uint64_t now, bool issued) {
   // waiting one cycle in the calendar: the sub-core looks again next cycle
   // (it issued), and with one issue a cycle nothing offers it again before.
   const bool again_next_cycle = issued && w.ready_at == now + 1 && spec_.issue_width == 1;
-  if (w.ready_at > now && !again_next_cycle) wake(slot, now);
+  if (w.ready_at > now && !again_next_cycle) wake(slot, sc, index, now);
 }
 
 void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t now) {
@@ -107,7 +105,7 @@ void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t n
       w.issuing = true;
       ready_.set_resource(layout_.subcore(slot), layout_.index(slot), resource_of(k_.timing->insts[w.inst]));
       w.ready_at = now + (w.cold ? k_.timing->startup_cold : k_.timing->startup_warm);
-      wake(slot, now);
+      wake(slot, layout_.subcore(slot), layout_.index(slot), now);
     } else {
       ++empty;
     }
@@ -142,7 +140,7 @@ void AbstractSm::release_barriers(uint64_t now) {
     w.at_barrier = false;
     --warps_at_barrier_;
     w.ready_at = std::max(w.ready_at, now + w.barrier_delay);
-    wake(slot, now);
+    wake(slot, layout_.subcore(slot), layout_.index(slot), now);
   });
 }
 
@@ -291,30 +289,31 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   // wait, found later, gives it the same ready_at).
   uint32_t blocked = 0;
   in_issue_ = true;
-  // Offers the issue slot to a ready warp; true when the sub-core issues no more this cycle.
-  auto offer = [&](uint32_t slot) {
-    const uint32_t resource = ready_.resource(sc, layout_.index(slot));
+  // Offers the issue slot to the ready warp of index `index`; true when the sub-core issues no more this cycle.
+  auto offer = [&](uint32_t index) {
+    const uint32_t slot = layout_.slot(sc, index);
+    const uint32_t resource = ready_.resource(sc, index);
     if ((resource & units_used) || !resource_free(resource, sc, now)) {
       blocked |= resource;
       return false;
     }
     const bool issues = try_issue(warps_[slot], slot, sc, now, units_used);
     issued += issues;
-    requeue(slot, now, issues);
+    requeue(slot, sc, index, now, issues);
     return issued >= spec_.issue_width;
   };
   if (policy_ != Policy::kTwoLevel && (ready & (ready - 1)) == 0) {
     // One warp can issue: the policy's order does not matter.
-    offer(layout_.slot(sc, uint32_t(std::countr_zero(ready))));
+    offer(uint32_t(std::countr_zero(ready)));
   } else if (policy_ == Policy::kGto) {
     GtoScheduler* gto = std::get_if<GtoScheduler>(&scheduler);
     // Greedy then oldest (GtoScheduler::order() without building the list).
     const uint32_t greedy = gto->last_issued();
     bool done = greedy != UINT32_MAX && layout_.subcore(greedy) == sc &&
-                ready_.eligible(sc, layout_.index(greedy), 0) && offer(greedy);
+                ready_.eligible(sc, layout_.index(greedy), 0) && offer(layout_.index(greedy));
     for (uint32_t slot : gto->by_age(view_)) {
       if (done) break;
-      if (slot != greedy && ready_.eligible(sc, layout_.index(slot), blocked)) done = offer(slot);
+      if (slot != greedy && ready_.eligible(sc, layout_.index(slot), blocked)) done = offer(layout_.index(slot));
     }
   } else if (policy_ == Policy::kLrr) {
     // Loose round robin (LrrScheduler::order()) over the ready warps only: from
@@ -330,7 +329,7 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
       const uint32_t index = uint32_t(std::countr_zero(later != 0 ? later : left));
       left &= ~(uint64_t(1) << index);
       const uint32_t blocked_before = blocked;
-      if (offer(layout_.slot(sc, index))) break;
+      if (offer(index)) break;
       if (blocked != blocked_before) left &= ready_.eligible(sc, blocked);
     }
   } else {
@@ -339,9 +338,9 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
     const IssueOrder order = std::visit([&](auto& policy) { return policy.order(view_); }, scheduler);
     bool done = false;
     for (uint32_t slot : order.head)
-      if (!done && ready_.eligible(sc, layout_.index(slot), blocked)) done = offer(slot);
+      if (!done && ready_.eligible(sc, layout_.index(slot), blocked)) done = offer(layout_.index(slot));
     for (uint32_t slot : order.tail)
-      if (!done && ready_.eligible(sc, layout_.index(slot), blocked)) done = offer(slot);
+      if (!done && ready_.eligible(sc, layout_.index(slot), blocked)) done = offer(layout_.index(slot));
   }
   in_issue_ = false;
   for (uint32_t slot : finished_in_issue_) scheduler_base_[sc]->remove_warp(slot);

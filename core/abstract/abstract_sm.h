@@ -113,11 +113,12 @@ class AbstractSm {
   // next instruction (ReadyWarps), and the calendar of the waiting ones. An
   // issuing warp not at a barrier is either ready or in the calendar.
   // The warp waits in the calendar until its ready_at.
-  void wake(uint32_t slot, uint64_t now);
+  // (`sc`, `index`: the slot's sub-core and index in it.)
+  void wake(uint32_t slot, uint32_t sc, uint32_t index, uint64_t now);
   // After an issue attempt at `now`: the warp's next instruction and state,
   // and the calendar if it cannot issue before a later cycle (one that
   // issued and can issue again next cycle stays ready).
-  void requeue(uint32_t slot, uint64_t now, bool issued);
+  void requeue(uint32_t slot, uint32_t sc, uint32_t index, uint64_t now, bool issued);
   // The issue resource of an instruction: the LD/ST unit (bit 0) or its unit class u (bit 1 + u), 0 for none.
   static uint32_t resource_of(const CharacterisedInstruction& ci) {
     return ci.memory ? 1u : ci.unit == kNoUnit ? 0u : 2u << ci.unit;
