@@ -14,11 +14,10 @@ AbstractSm::AbstractSm(const AbstractKernel& kernel)
       slots_(spec_),
       warps_(spec_.max_warps),
       view_(spec_.max_warps),
-      units_(spec_),
-      collectors_(spec_),
+      resources_(spec_),
       layout_(spec_.max_warps, spec_.subcores),
       subcores_(spec_.subcores),
-      candidates_(spec_.max_warps, spec_.subcores, 1 + uint32_t(spec_.units.size())),
+      ready_(spec_.subcores, 1 + uint32_t(spec_.units.size())),
       warm_from_(kernel.blocks->blocks().size(), UINT64_MAX),
       subcore_ready_(spec_.subcores, UINT64_MAX),
       waiting_(spec_.subcores),
@@ -27,7 +26,9 @@ AbstractSm::AbstractSm(const AbstractKernel& kernel)
     throw std::invalid_argument("abstract model: more than 64 warps per sub-core (sm.max_warps / sm.subcores)");
   for (uint32_t sc = 0; sc < spec_.subcores; ++sc) schedulers_.push_back(make_warp_scheduler(spec_, sc));
   for (AnyWarpScheduler& s : schedulers_) scheduler_base_.push_back(&base_of(s));
-  two_level_ = spec_.scheduler == WarpSchedulerPolicy::kTwoLevel;
+  if (std::holds_alternative<LrrScheduler>(schedulers_.front())) policy_ = Policy::kLrr;
+  else if (std::holds_alternative<GtoScheduler>(schedulers_.front())) policy_ = Policy::kGto;
+  else if (spec_.scheduler == WarpSchedulerPolicy::kTwoLevel) policy_ = Policy::kTwoLevel;
   finishing_.reserve(spec_.max_warps);
   finished_in_issue_.reserve(spec_.max_warps);
   stats_.unit_issues.assign(spec_.units.size(), 0);
@@ -49,35 +50,25 @@ bool AbstractSm::enter_next_block(Warp& w, uint64_t now) {
   return true;
 }
 
-void AbstractSm::wake(uint32_t slot, uint64_t now) {
-  const uint32_t sc = layout_.subcore(slot);
+void AbstractSm::wake(uint32_t slot, uint32_t sc, uint32_t index, uint64_t now) {
   const uint64_t ready_at = warps_[slot].ready_at;
-  view_[slot].scoreboard_blocked = true;
-  candidates_.update(slot, view_[slot]);
-  waiting_[sc].add(layout_.index(slot), ready_at, now);
+  ready_.remove(sc, index);
+  waiting_[sc].add(index, ready_at, now);
   subcore_ready_[sc] = std::min(subcore_ready_[sc], ready_at);
 }
 
-void AbstractSm::requeue(uint32_t slot, uint64_t now, bool issued) {
+void AbstractSm::requeue(uint32_t slot, uint32_t sc, uint32_t index, uint64_t now, bool issued) {
   const Warp& w = warps_[slot];
-  WarpState& v = view_[slot];
-  v.active = w.issuing;
-  v.at_barrier = w.at_barrier;
-  if (w.issuing) v.next_resource = resource_of(k_.timing->insts[w.inst]);
+  if (w.issuing) ready_.set_resource(sc, index, resource_of(k_.timing->insts[w.inst]));
+  if (!w.issuing || w.at_barrier) {
+    ready_.remove(sc, index);
+    return;
+  }
   // A warp that issued and may issue again next cycle stays ready instead of
   // waiting one cycle in the calendar: the sub-core looks again next cycle
   // (it issued), and with one issue a cycle nothing offers it again before.
   const bool again_next_cycle = issued && w.ready_at == now + 1 && spec_.issue_width == 1;
-  if (w.issuing && !w.at_barrier && w.ready_at > now && !again_next_cycle) wake(slot, now);
-  else candidates_.update(slot, v);
-}
-
-bool AbstractSm::resource_free(uint32_t resource, uint32_t sc, uint64_t now, size_t& pipe) const {
-  if (resource == 0) return true;
-  if (resource & 1u) return ldst_free_ <= now && !(ldst_cycle_ == now && ldst_issued_ >= spec_.ldst_issue_per_cycle);
-  if (!collectors_.available(sc, now)) return false;
-  pipe = units_.free_pipeline(sc, uint32_t(std::countr_zero(resource)) - 1, now);
-  return pipe != ExecutionUnits::kNone;
+  if (w.ready_at > now && !again_next_cycle) wake(slot, sc, index, now);
 }
 
 void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t now) {
@@ -109,15 +100,13 @@ void AbstractSm::accept_block(const SmWorkload& work, uint32_t index, uint64_t n
     WarpState& v = view_[slot];
     v = WarpState();
     v.age = launch_seq_++;
-    v.next_fetch = 1;  // (the abstract model has no fetch: its next instruction is always there)
     base_of(schedulers_[layout_.subcore(slot)]).add_warp(slot);
     if (enter_next_block(w, now)) {
-      w.issuing = v.active = true;
-      v.next_resource = resource_of(k_.timing->insts[w.inst]);
+      w.issuing = true;
+      ready_.set_resource(layout_.subcore(slot), layout_.index(slot), resource_of(k_.timing->insts[w.inst]));
       w.ready_at = now + (w.cold ? k_.timing->startup_cold : k_.timing->startup_warm);
-      wake(slot, now);
+      wake(slot, layout_.subcore(slot), layout_.index(slot), now);
     } else {
-      candidates_.update(slot, v);
       ++empty;
     }
   }
@@ -148,10 +137,10 @@ void AbstractSm::release_barriers(uint64_t now) {
   slots_.release_barriers([&](uint32_t slot) {
     Warp& w = warps_[slot];
     if (!w.at_barrier) return;
-    w.at_barrier = view_[slot].at_barrier = false;
+    w.at_barrier = false;
     --warps_at_barrier_;
     w.ready_at = std::max(w.ready_at, now + w.barrier_delay);
-    wake(slot, now);
+    wake(slot, layout_.subcore(slot), layout_.index(slot), now);
   });
 }
 
@@ -184,7 +173,7 @@ uint64_t AbstractSm::bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, 
   return (free + 255) / 256;
 }
 
-bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used, size_t pipe) {
+bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used) {
   const CharacterisedInstruction& ci = k_.timing->insts[w.inst];
   // A result from memory that comes later than in the characterisation holds its first reader back.
   if (ci.reads_memory_result && w.pending > 0) {
@@ -217,9 +206,8 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
     }
     units_used |= 1u;
   } else if (ci.unit != kNoUnit) {
-    units_.occupy(sc, pipe, ci.unit, now);
     bank_extra = ci.bank_conflicts;
-    collectors_.claim(sc, now, bank_extra);
+    resources_.issue(sc, ci.unit, now, bank_extra);
     units_used |= 2u << ci.unit;
     ++stats_.unit_issues[ci.unit];
   }
@@ -288,12 +276,8 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
 
 void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   if (subcore_ready_[sc] > now) return;
-  for (uint64_t due = waiting_[sc].take_due(now); due != 0; due &= due - 1) {
-    const uint32_t slot = layout_.slot(sc, uint32_t(std::countr_zero(due)));
-    view_[slot].scoreboard_blocked = false;
-    candidates_.update(slot, view_[slot]);
-  }
-  const uint64_t ready = candidates_.eligible_word(sc, 0, 0);
+  ready_.add(sc, waiting_[sc].take_due(now));
+  const uint64_t ready = ready_.of(sc);
   if (ready == 0) {
     subcore_ready_[sc] = waiting_[sc].earliest();
     return;
@@ -305,31 +289,33 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   // wait, found later, gives it the same ready_at).
   uint32_t blocked = 0;
   in_issue_ = true;
-  // Offers the issue slot to a ready warp; true when the sub-core issues no more this cycle.
-  auto offer = [&](uint32_t slot) {
-    const uint32_t resource = view_[slot].next_resource;
-    size_t pipe = ExecutionUnits::kNone;
-    if ((resource & units_used) || !resource_free(resource, sc, now, pipe)) {
+  // Offers the issue slot to the ready warp of index `index`; true when the sub-core issues no more this cycle.
+  auto offer = [&](uint32_t index) {
+    const uint32_t slot = layout_.slot(sc, index);
+    const uint32_t resource = ready_.resource(sc, index);
+    if ((resource & units_used) || !resource_free(resource, sc, now)) {
       blocked |= resource;
       return false;
     }
-    const bool issues = try_issue(warps_[slot], slot, sc, now, units_used, pipe);
+    const bool issues = try_issue(warps_[slot], slot, sc, now, units_used);
     issued += issues;
-    requeue(slot, now, issues);
+    requeue(slot, sc, index, now, issues);
     return issued >= spec_.issue_width;
   };
-  if (!two_level_ && (ready & (ready - 1)) == 0) {
+  if (policy_ != Policy::kTwoLevel && (ready & (ready - 1)) == 0) {
     // One warp can issue: the policy's order does not matter.
-    offer(layout_.slot(sc, uint32_t(std::countr_zero(ready))));
-  } else if (GtoScheduler* gto = std::get_if<GtoScheduler>(&scheduler)) {
+    offer(uint32_t(std::countr_zero(ready)));
+  } else if (policy_ == Policy::kGto) {
+    GtoScheduler* gto = std::get_if<GtoScheduler>(&scheduler);
     // Greedy then oldest (GtoScheduler::order() without building the list).
     const uint32_t greedy = gto->last_issued();
-    bool done = greedy != UINT32_MAX && layout_.subcore(greedy) == sc && candidates_.eligible(greedy, 0) && offer(greedy);
+    bool done = greedy != UINT32_MAX && layout_.subcore(greedy) == sc &&
+                ready_.eligible(sc, layout_.index(greedy), 0) && offer(layout_.index(greedy));
     for (uint32_t slot : gto->by_age(view_)) {
       if (done) break;
-      if (slot != greedy && candidates_.eligible(slot, blocked)) done = offer(slot);
+      if (slot != greedy && ready_.eligible(sc, layout_.index(slot), blocked)) done = offer(layout_.index(slot));
     }
-  } else if (std::holds_alternative<LrrScheduler>(scheduler)) {
+  } else if (policy_ == Policy::kLrr) {
     // Loose round robin (LrrScheduler::order()) over the ready warps only: from
     // the first slot after the last issued one, then wrapping round. Offering a
     // warp makes no other warp ready, so the warps left to offer are a snapshot
@@ -343,18 +329,18 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
       const uint32_t index = uint32_t(std::countr_zero(later != 0 ? later : left));
       left &= ~(uint64_t(1) << index);
       const uint32_t blocked_before = blocked;
-      if (offer(layout_.slot(sc, index))) break;
-      if (blocked != blocked_before) left &= candidates_.eligible_word(sc, 0, blocked);
+      if (offer(index)) break;
+      if (blocked != blocked_before) left &= ready_.eligible(sc, blocked);
     }
   } else {
-    if (two_level_)
+    if (policy_ == Policy::kTwoLevel)
       for (uint32_t slot : base_of(scheduler).resident()) view_[slot].outstanding_memory = warps_[slot].memory_done > now;
     const IssueOrder order = std::visit([&](auto& policy) { return policy.order(view_); }, scheduler);
     bool done = false;
     for (uint32_t slot : order.head)
-      if (!done && candidates_.eligible(slot, blocked)) done = offer(slot);
+      if (!done && ready_.eligible(sc, layout_.index(slot), blocked)) done = offer(layout_.index(slot));
     for (uint32_t slot : order.tail)
-      if (!done && candidates_.eligible(slot, blocked)) done = offer(slot);
+      if (!done && ready_.eligible(sc, layout_.index(slot), blocked)) done = offer(layout_.index(slot));
   }
   in_issue_ = false;
   for (uint32_t slot : finished_in_issue_) scheduler_base_[sc]->remove_warp(slot);
@@ -366,7 +352,7 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
   // before one of those frees (an issue elsewhere can only hold the shared
   // LD/ST unit longer).
   uint64_t next = waiting_[sc].earliest();
-  if (candidates_.eligible_word(sc, 0, 0) != 0) {
+  if (ready_.of(sc) != 0) {
     if (issued > 0) next = now + 1;
     for (uint32_t m = blocked; m != 0 && next > now + 1; m &= m - 1)
       next = std::min(next, resource_free_from(m & (~m + 1), sc, now));
@@ -375,11 +361,10 @@ void AbstractSm::issue_subcore(uint32_t sc, uint64_t now) {
 }
 
 uint64_t AbstractSm::resource_free_from(uint32_t resource, uint32_t sc, uint64_t now) const {
+  // (Looking no further than kLookAhead cycles on, as the sub-core's sleep always has.)
   constexpr uint64_t kLookAhead = 8;
-  size_t pipe = ExecutionUnits::kNone;
-  for (uint64_t t = now + 1; t <= now + kLookAhead; ++t)
-    if (resource_free(resource, sc, t, pipe)) return t;
-  return now + kLookAhead + 1;
+  const uint64_t from = resource & 1u ? ldst_free_ : resources_.unit_free_from(sc, uint32_t(std::countr_zero(resource)) - 1);
+  return std::min(std::max(from, now + 1), now + kLookAhead + 1);
 }
 
 AbstractSmResult AbstractSm::run(const SmWorkload& work) {

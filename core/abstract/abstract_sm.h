@@ -5,14 +5,14 @@
 // each sub-core (core/sm/warp_scheduler_registry.h) with its issue width,
 // blocks accepted under the kernel's occupancy limits (core/block_slots.h),
 // block barriers, and contention for the execution pipelines
-// (core/sm/execution_units.h, the operand collectors) and the shared LD/ST
+// and the operand collectors (core/abstract/issue_resources.h) and the shared LD/ST
 // unit. An issued instruction makes its warp wait its pre-characterised
 // delay (core/abstract/characterisation.h); a memory instruction whose data
 // comes later than in the characterisation holds back the first instruction
 // that reads its result; an SM's share of the kernel's L2 and DRAM bandwidth
 // (share_bandwidth(), core/abstract/memory_levels.h) is a queue. Ready warps
 // are kept per sub-core as bit sets, with one bit set per issue resource
-// (core/sm/issue_candidates.h), and waiting ones in a calendar by the cycle
+// (core/abstract/ready_warps.h), and waiting ones in a calendar by the cycle
 // they can issue (core/abstract/wake_calendar.h): the scheduler's order is
 // walked over the ready warps only, and a resource refused in a cycle
 // removes all its warps at once. Time jumps over cycles in which no
@@ -20,20 +20,20 @@
 // any thread in any order.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "core/abstract/basic_blocks.h"
 #include "core/abstract/characterisation.h"
+#include "core/abstract/issue_resources.h"
 #include "core/abstract/memory_levels.h"
+#include "core/abstract/ready_warps.h"
 #include "core/abstract/sm_workload.h"
 #include "core/abstract/wake_calendar.h"
 #include "core/block_slots.h"
 #include "core/divisor.h"
-#include "core/sm/execution_units.h"
-#include "core/sm/issue_candidates.h"
-#include "core/sm/operand_collector.h"
 #include "core/sm/slot_layout.h"
 #include "core/sm/warp_scheduler_registry.h"
 #include "core/sm/warp_state.h"
@@ -99,10 +99,9 @@ class AbstractSm {
   }
   bool enter_next_block(Warp& w, uint64_t now);
   void issue_subcore(uint32_t sc, uint64_t now);
-  // Issues the warp's next instruction, whose resource is free (`pipe`: the
-  // unit class's free pipeline); false if it waits for a result, a memory
-  // barrier or a copy group (ready_at).
-  bool try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used, size_t pipe);
+  // Issues the warp's next instruction, whose resource is free; false if it
+  // waits for a result, a memory barrier or a copy group (ready_at).
+  bool try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, uint32_t& units_used);
   uint64_t bandwidth(uint64_t& free, uint32_t sectors, uint32_t cost, uint64_t now) const;
   uint64_t results_ready(Warp& w, const CharacterisedInstruction& ci, uint64_t now);
   // Forgets the results written back by `now`, keeping the others in issue order: what
@@ -110,24 +109,27 @@ class AbstractSm {
   void prune_results(Warp& w, uint64_t now);
   void finish_warp(uint32_t slot, uint64_t now);
   void release_barriers(uint64_t now);
-  // Ready warps: per sub-core the candidates' bits (IssueCandidates, from
-  // view_: active = issuing, at_barrier, scoreboard_blocked = waiting in the
-  // calendar for ready_at, next_resource = what its next instruction needs),
-  // and the calendar of the waiting ones. An issuing warp not at a barrier is
-  // either ready or in the calendar.
+  // Ready warps: per sub-core the ready bits and the resource of each warp's
+  // next instruction (ReadyWarps), and the calendar of the waiting ones. An
+  // issuing warp not at a barrier is either ready or in the calendar.
   // The warp waits in the calendar until its ready_at.
-  void wake(uint32_t slot, uint64_t now);
+  // (`sc`, `index`: the slot's sub-core and index in it.)
+  void wake(uint32_t slot, uint32_t sc, uint32_t index, uint64_t now);
   // After an issue attempt at `now`: the warp's next instruction and state,
   // and the calendar if it cannot issue before a later cycle (one that
   // issued and can issue again next cycle stays ready).
-  void requeue(uint32_t slot, uint64_t now, bool issued);
+  void requeue(uint32_t slot, uint32_t sc, uint32_t index, uint64_t now, bool issued);
   // The issue resource of an instruction: the LD/ST unit (bit 0) or its unit class u (bit 1 + u), 0 for none.
   static uint32_t resource_of(const CharacterisedInstruction& ci) {
     return ci.memory ? 1u : ci.unit == kNoUnit ? 0u : 2u << ci.unit;
   }
   // Sub-core `sc` can issue an instruction needing `resource` at `now` (as far as
-  // the other issues of the cycle go); for a unit class `pipe` is its free pipeline.
-  bool resource_free(uint32_t resource, uint32_t sc, uint64_t now, size_t& pipe) const;
+  // the other issues of the cycle go).
+  bool resource_free(uint32_t resource, uint32_t sc, uint64_t now) const {
+    if (resource == 0) return true;
+    if (resource & 1u) return ldst_free_ <= now && !(ldst_cycle_ == now && ldst_issued_ >= spec_.ldst_issue_per_cycle);
+    return resources_.unit_free(sc, uint32_t(std::countr_zero(resource)) - 1, now);
+  }
   // The first cycle after `now` at which `resource` (one bit), refused at `now`,
   // may be free for sub-core `sc` as far as is known now (at most a few cycles on).
   uint64_t resource_free_from(uint32_t resource, uint32_t sc, uint64_t now) const;
@@ -138,15 +140,16 @@ class AbstractSm {
   BlockSlots slots_;
   std::vector<std::unique_ptr<BlockTrace>> spare_;  // block placeholders for the slots (warp counts)
   std::vector<Warp> warps_;
-  std::vector<WarpState> view_;  // what the schedulers read: age, memory in flight
+  std::vector<WarpState> view_;  // what the schedulers read: age, memory in flight (GTO, two-level)
   std::vector<AnyWarpScheduler> schedulers_;
   std::vector<WarpScheduler*> scheduler_base_;  // per sub-core: its scheduler's policy-independent part
-  bool two_level_ = false;
-  ExecutionUnits units_;
-  OperandCollector collectors_;
+  // The configured policy, found once: LRR and GTO walk the ready bits, the others their order().
+  enum class Policy : uint8_t { kLrr, kGto, kTwoLevel, kOther };
+  Policy policy_ = Policy::kOther;
+  IssueResources resources_;  // the pipelines and operand collectors
   SlotLayout layout_;
   Divisor subcores_;  // the first sub-core to issue in cycle c is c % subcores
-  IssueCandidates candidates_;
+  ReadyWarps ready_;
   uint64_t ldst_free_ = 0, ldst_cycle_ = UINT64_MAX;
   uint32_t ldst_issued_ = 0;
   uint64_t l2_free_ = 0, dram_free_ = 0;  // in 1/256 cycles

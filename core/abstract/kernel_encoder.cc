@@ -47,11 +47,19 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
     return c;
   }
   if (ti.space == MemSpace::kConst || !levels_ || !ti.has_addresses) return c;
-  const std::span<const uint64_t> lanes = w.lane_addresses(wi, scratch);
-  if (lanes.empty()) return c;
-  // The sector requests of the sub-warp groups (core/coalescer.h), as the LD/ST unit makes them.
+  const uint32_t active = active_lanes(wi.active_mask);
+  if (active == 0) return c;
+  // The sector requests of the sub-warp groups (core/coalescer.h), as the LD/ST
+  // unit makes them; from the stride form of the lanes' addresses when the trace
+  // holds them so (the same requests, without the addresses written out).
   sectors_.clear();
-  coalesce(lanes, wi.active_mask, ti.access_bytes, sm_.coalesce_threads, sectors_);
+  uint64_t first = 0, stride = 0;
+  bool ascending = false;  // sectors_ are whole sectors, consecutive, ascending: each line after the last
+  if (w.addrs.strided(wi.addr_ref, active, &first, &stride)) {
+    ascending = coalesce_strided(first, stride, wi.active_mask, ti.access_bytes, sm_.coalesce_threads, sectors_);
+  } else {
+    coalesce(w.lane_addresses(wi, scratch), wi.active_mask, ti.access_bytes, sm_.coalesce_threads, sectors_);
+  }
   if (sectors_.empty()) return c;
   // The L1 looks up, each cycle, the next requests to one line, one per data bank
   // (L1DataCache::lookup); and the lines they touch, with each line's requests.
@@ -69,8 +77,9 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
       if (!lines_.empty() && lines_.back().line == line) {
         t = &lines_.back();
       } else {
-        for (LineTouch& x : lines_)
-          if (x.line == line) t = &x;
+        if (!ascending)
+          for (LineTouch& x : lines_)
+            if (x.line == line) t = &x;
         if (!t) t = &lines_.emplace_back(LineTouch{line, 0, 0, {}});
       }
       const uint32_t s = uint32_t(sectors_[i].sector % 4);

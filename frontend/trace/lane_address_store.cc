@@ -69,17 +69,20 @@ uint32_t LaneAddressStore::append(const uint64_t* a, uint32_t lanes) {
     base_ = a[0];
     has_base_ = true;
   }
-  auto put64 = [&](uint64_t v) {
-    words_.push_back(uint32_t(v));
-    words_.push_back(uint32_t(v >> 32));
-  };
   bool near = true;
   for (uint32_t k = 0; k < lanes && near; ++k) near = fits32(int64_t(a[k] - base_));
+  // The record's words written in place (one size check, not one per word).
+  const size_t at = words_.size();
+  words_.resize(at + (near ? lanes : 2 * lanes));
+  uint32_t* w = words_.data() + at;
   if (near) {
-    for (uint32_t k = 0; k < lanes; ++k) words_.push_back(uint32_t(int32_t(int64_t(a[k] - base_))));
+    for (uint32_t k = 0; k < lanes; ++k) w[k] = uint32_t(int32_t(int64_t(a[k] - base_)));
     return index | uint32_t(kNearLanes) << kFormShift;
   }
-  for (uint32_t k = 0; k < lanes; ++k) put64(a[k]);
+  for (uint32_t k = 0; k < lanes; ++k) {
+    w[2 * k] = uint32_t(a[k]);
+    w[2 * k + 1] = uint32_t(a[k] >> 32);
+  }
   return index | uint32_t(kFull) << kFormShift;
 }
 
