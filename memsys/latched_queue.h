@@ -91,10 +91,17 @@ class LatchedQueue {
   }
   // Makes this cycle's pops count as free room for the producer's next cycle.
   // Written only when it changes, so that the producer's cached copy stays valid.
+  // Compared with the consumer's own copy of what each half holds, so that a
+  // cycle without pops reads no line the producer reads.
   void publish_pops() {
-    uint64_t& published = halves_[consumer_parity() ^ 1].pops;
-    if (published != consumer_.popped_total) published = consumer_.popped_total;
+    const unsigned half = consumer_parity() ^ 1;
+    if (consumer_.published[half] != consumer_.popped_total) {
+      halves_[half].pops = consumer_.published[half] = consumer_.popped_total;
+    }
   }
+  // The parity of the cycle whose stages receive() takes in now (the one a
+  // StagedPorts this queue reports to holds its mark under).
+  unsigned receive_parity() const { return consumer_parity() ^ 1; }
 
   // Engine, between cycles with both sides idle: everything staged becomes
   // visible and every pop counts as room, whatever the parity of the next cycle.
@@ -102,6 +109,7 @@ class LatchedQueue {
     take_staged(consumer_parity() ^ 1);
     take_staged(consumer_parity());
     halves_[0].pops = halves_[1].pops = consumer_.popped_total;
+    consumer_.published[0] = consumer_.published[1] = consumer_.popped_total;
     if (producer_.staged_ports && consumer_.count > 0) {  // whatever the next cycle's parity, its consumer looks here
       producer_.staged_ports->mark(0, producer_.port);
       producer_.staged_ports->mark(1, producer_.port);
@@ -137,6 +145,7 @@ class LatchedQueue {
     std::vector<T> ring;
     size_t head = 0, count = 0;
     uint64_t popped_total = 0;
+    uint64_t published[2] = {0, 0};    // what publish_pops() last wrote to each half's pops
     size_t capacity = 1;               // (the producer's, copied: each side reads its own line)
     const PortClock* clock = nullptr;
   };

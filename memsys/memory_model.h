@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "memsys/latched_queue.h"
+#include "memsys/staged_ports.h"
 #include "memsys/mem_packet.h"
 #include "memsys/memory_stats.h"
 
@@ -41,6 +42,9 @@ class MemoryModel {
   // tick, on the thread that ticks it, every cycle, the engine calls its
   // receive() (the replies staged in the previous cycle) and publish_pops().
   virtual LatchedQueue<MemPacket>* sm_reply_port(uint32_t sm) = 0;
+  // The marks of the SMs' reply ports, one bit per SM (memsys/staged_ports.h),
+  // when the ports report their stages (null: they do not; receive on every one).
+  virtual StagedPorts* sm_reply_stages() { return nullptr; }
 
   // Copy engine (MemcpyHtoD): the copied bytes land in the memory as written data.
   virtual void copy_to_device(uint64_t addr, uint64_t bytes) = 0;

@@ -56,6 +56,8 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
   }
   sms_staged_ = std::make_unique<StagedPorts>(sms);
   for (uint32_t s = 0; s < sms; ++s) to_memory_[s].report_stages_to(sms_staged_.get(), s);
+  replies_staged_ = std::make_unique<StagedPorts>(sms);
+  for (uint32_t s = 0; s < sms; ++s) from_memory_[s].report_stages_to(replies_staged_.get(), s);
   cluster_rr_.assign(clusters, 0);
   requesting_sms_.assign((sms + 63) / 64, 0);
   requested_before_.assign(requesting_sms_.size(), 0);

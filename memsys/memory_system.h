@@ -74,6 +74,7 @@ class MemorySystem : public MemoryModel {
   // port's pops count as room whatever the parity of the next cycle run.
   void settle_ports() override;
   LatchedQueue<MemPacket>* sm_reply_port(uint32_t sm) override { return &from_memory_[sm]; }
+  StagedPorts* sm_reply_stages() override { return replies_staged_.get(); }
 
   // Units (see above) and their work in one core cycle: `edges` are the
   // memory-side edges of that cycle, in time order. Different units may run
@@ -167,6 +168,7 @@ class MemorySystem : public MemoryModel {
   std::vector<uint64_t> requesting_sms_;              // bit set: SMs holding requests after receive_inputs
   std::vector<uint64_t> requested_before_;            // requesting_sms_ of the previous cycle
   std::unique_ptr<StagedPorts> sms_staged_;           // the SMs' stages into to_memory_
+  std::unique_ptr<StagedPorts> replies_staged_;       // the reply crossbar's stages into from_memory_
   // Reply crossbar unit.
   alignas(64) std::unique_ptr<Crossbar> reply_net_;   // slices -> clusters
   std::vector<uint64_t> replying_slices_;             // bit set: slices holding replies after receive_inputs

@@ -6,15 +6,36 @@ namespace lockstep {
 
 void SmClusterPiece::run(uint64_t now) {
   const uint32_t nsms = uint32_t(sms_.size());
+  // The reply ports marked as staged into in the last cycle, a word of them at a time.
+  uint64_t staged = 0;
+  uint32_t staged_word = UINT32_MAX;
+  const unsigned parity = reply_stages_ && reply_ports_[0] ? reply_ports_[0]->receive_parity() : 0;
   for (uint32_t s = first_; s < last_; ++s) {
     SmModel& sm = *sms_[s];
     // The SM consumes its reply port: it takes in last cycle's replies
     // first and publishes its pops last, every cycle.
     LatchedQueue<MemPacket>* replies = reply_ports_[s - first_];
-    if (replies) replies->receive();
-    bool held_blocks = true;
-    if (!unlatched_coupling_ || sm.has_offered_block() || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1))
+    if (replies) {
+      if (!reply_stages_) {
+        replies->receive();
+      } else {
+        if (s / 64 != staged_word) {
+          staged_word = s / 64;
+          const uint32_t lo = std::max(first_, staged_word * 64), hi = std::min(last_, staged_word * 64 + 64);
+          const uint64_t mask = (hi - lo == 64 ? ~uint64_t(0) : ((uint64_t(1) << (hi - lo)) - 1)) << (lo % 64);
+          staged = reply_stages_->take(parity, staged_word, mask);
+        }
+        if (staged >> (s % 64) & 1) replies->receive();
+      }
+    }
+    bool held_blocks = false;
+    if (!sm.busy() && !sm.has_offered_block()) {
+      // (Its tick would return false at once.)
+    } else if (!unlatched_coupling_ || sm.has_offered_block() || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1)) {
       held_blocks = sm.tick(now);
+    } else {
+      held_blocks = true;
+    }
     if (replies) replies->publish_pops();
     SmView& view = views_[s];
     // An SM that held no block all cycle took none and retired none: its view

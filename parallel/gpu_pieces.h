@@ -21,12 +21,19 @@ struct SmView {
 };
 
 // Ticks SMs [first, last) (a cluster; on one thread, every SM): each between
-// its reply port's receive and publish.
+// its reply port's receive (only when something was staged into it, when the
+// ports report their stages) and publish. An SM that holds no block and is
+// offered none is not ticked (its tick would return at once).
 class alignas(64) SmClusterPiece final : public EnginePiece {
  public:
   SmClusterPiece(std::vector<std::unique_ptr<SmModel>>& sms, uint32_t first, uint32_t last, MemoryModel& memory,
                  std::vector<SmView>& views, bool unlatched_coupling_for_tests)
-      : sms_(sms), first_(first), last_(last), views_(views), unlatched_coupling_(unlatched_coupling_for_tests) {
+      : sms_(sms),
+        first_(first),
+        last_(last),
+        reply_stages_(memory.sm_reply_stages()),
+        views_(views),
+        unlatched_coupling_(unlatched_coupling_for_tests) {
     for (uint32_t s = first; s < last; ++s) reply_ports_.push_back(memory.sm_reply_port(s));
   }
 
@@ -46,6 +53,8 @@ class alignas(64) SmClusterPiece final : public EnginePiece {
   std::vector<std::unique_ptr<SmModel>>& sms_;
   const uint32_t first_, last_;
   std::vector<LatchedQueue<MemPacket>*> reply_ports_;  // of SMs first_ .. last_ - 1 (null: none)
+  // Which reply ports had something staged (null: receive on each every cycle).
+  StagedPorts* reply_stages_;
   std::vector<SmView>& views_;
   const bool unlatched_coupling_;  // TestSwitches::unlatched_coupling
   bool views_changed_ = false;
