@@ -381,6 +381,20 @@ void Sm::issue(uint32_t sc, uint64_t now) {
 }
 
 bool Sm::tick(uint64_t now) {
+  // A sleeping SM (gating, below) with no block offered, no work at its
+  // memory port and no barrier to open: the same as the full tick's repeat,
+  // without entering it.
+  if (now < sleep_until_ && !has_offered_block() && busy() && !ldst_.port_has_work() && !slots_.barriers_opened() &&
+      ldst_.port_accepts() == port_accepted_when_slept_) {
+    ++stats_.cycles_active;
+    stats_.warps_active_sum += slots_.resident_warps();
+    ++repeated_cycles_;
+    return true;
+  }
+  return evaluate_tick(now);
+}
+
+bool Sm::evaluate_tick(uint64_t now) {
   accept_offered_block();
   if (!busy()) return false;
   ++stats_.cycles_active;

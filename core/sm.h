@@ -71,6 +71,9 @@ class Sm final : public SmModel {
   void set_issue_observer(IssueObserver observer) { observer_ = std::move(observer); }
 
  private:
+  // tick() but for its sleeping fast path: out of line, so that a sleeping
+  // tick pays none of its register saves.
+  [[gnu::noinline]] bool evaluate_tick(uint64_t now);
   void writeback(uint64_t now);
   void issue(uint32_t subcore, uint64_t now);
   // Issues the warp's next instruction `ti` if its resources take it (it is
