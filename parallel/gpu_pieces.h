@@ -58,6 +58,7 @@ class alignas(64) SmClusterPiece final : public EnginePiece {
   std::vector<SmView>& views_;
   const bool unlatched_coupling_;  // TestSwitches::unlatched_coupling
   bool views_changed_ = false;
+  mutable uint32_t awake_hint_ = first_;  // quiet_until(): the SM asked first
 };
 
 // Memory-side units [first, last): each one's work on this core cycle's
