@@ -29,6 +29,13 @@ InstructionCache::InstructionCache(const SmSpec& spec)
 
 bool InstructionCache::lookup(uint64_t pc, uint64_t now, uint64_t& ready_at) {
   const uint64_t line = pc >> line_shift_;
+  // The line looked up last is present and its set's most recently used:
+  // with no refill pending, a hit that changes nothing (most fetches).
+  if (line == last_line_ && refills_.empty()) {
+    ready_at = now;
+    return true;
+  }
+  last_line_ = line;
   const uint64_t tag_addr = line * kTagLineBytes;
   // Refills done by now are plain lines.
   if (!refills_.empty()) std::erase_if(refills_, [now](const Refill& r) { return r.ready <= now; });
@@ -49,6 +56,7 @@ bool InstructionCache::lookup(uint64_t pc, uint64_t now, uint64_t& ready_at) {
 }
 
 void InstructionCache::invalidate() {
+  last_line_ = kNoLine;
   tags_.invalidate_all();
   refills_.clear();
 }

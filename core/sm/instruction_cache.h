@@ -33,6 +33,8 @@ class InstructionCache {
   uint32_t miss_latency_;
   SectorCache tags_;
   std::vector<Refill> refills_;  // lines missed within the last miss latency
+  static constexpr uint64_t kNoLine = UINT64_MAX;
+  uint64_t last_line_ = kNoLine;  // the line of the last lookup (present and most recently used)
 };
 
 }  // namespace lockstep
