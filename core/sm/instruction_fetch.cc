@@ -1,5 +1,6 @@
 #include "core/sm/instruction_fetch.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace lockstep {
@@ -70,7 +71,8 @@ InstructionFetch::Outcome InstructionFetch::fetch_for(uint32_t sc, uint32_t inde
     w.fetch_blocked_until = ready;
     return Outcome::kMissed;
   }
-  while (w.next_fetch < w.trace_size && w.next_fetch - w.next_issue < spec_.ibuffer_entries) ++w.next_fetch;
+  // The buffer fills up to ibuffer_entries past the next issue, or the trace's end.
+  w.next_fetch = std::max(w.next_fetch, std::min(w.trace_size, w.next_issue + spec_.ibuffer_entries));
   w.fetch_ready = now + 1;
   warp_changed(slot, w);
   filled_.push_back(slot);
