@@ -54,6 +54,7 @@ SectorCache::TagSlot SectorCache::find_in_index(uint64_t tag) const {
     const StoredSlot& slot = tag_index_[i];
     if (slot.empty()) {
       last_missing_ = tag;
+      last_missing_slot_ = i;
       last_missing_set_ = true;
       return TagSlot{};
     }
@@ -61,20 +62,26 @@ SectorCache::TagSlot SectorCache::find_in_index(uint64_t tag) const {
   }
 }
 
-void SectorCache::index_insert(uint64_t tag, uint32_t line, uint32_t set) {
+uint32_t SectorCache::free_slot_for(uint64_t tag) const {
+  if (last_missing_set_ && last_missing_ == tag) return last_missing_slot_;
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   uint32_t i = home_slot(tag);
   while (!tag_index_[i].empty()) i = (i + 1) & mask;
-  tag_index_[i] = StoredSlot::of(tag, line, set);
+  return i;
+}
+
+void SectorCache::index_insert_at(uint32_t slot, uint64_t tag, uint32_t line, uint32_t set) {
+  tag_index_[slot] = StoredSlot::of(tag, line, set);
+  lines_[line].slot = slot;
   last_found_ = TagSlot{tag, line, set};
   last_missing_set_ = false;
 }
 
-void SectorCache::index_erase(uint64_t tag) {
-  if (last_found_.tag == tag) last_found_ = TagSlot{};
+void SectorCache::index_erase_at(uint32_t slot) {
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
-  uint32_t hole = home_slot(tag);
-  while (tag_index_[hole].tag != tag || tag_index_[hole].empty()) hole = (hole + 1) & mask;
+  if (last_found_.tag == tag_index_[slot].tag) last_found_ = TagSlot{};
+  last_missing_set_ = false;  // (a hole may now end its probe run earlier)
+  uint32_t hole = slot;
   // Backward-shift deletion: pull later entries of the probe run into the hole
   // unless their home slot lies cyclically in (hole, j], so every entry stays
   // reachable from its home slot without tombstones.
@@ -82,6 +89,7 @@ void SectorCache::index_erase(uint64_t tag) {
     const uint32_t home = home_slot(tag_index_[j].tag);
     if (((j - home) & mask) >= ((j - hole) & mask)) {
       tag_index_[hole] = tag_index_[j];
+      lines_[tag_index_[hole].slot().line].slot = hole;
       hole = j;
     }
   }
@@ -139,11 +147,14 @@ Eviction SectorCache::victim_of(uint64_t addr) const {
 
 uint32_t SectorCache::allocate(uint32_t set, uint64_t tag, Eviction* ev) {
   SetState& st = set_state_[set];
+  Line* ways = &lines_[index_of(set, 0)];
+  // The new tag goes where its lookup ended, before the victim leaves the
+  // index: erasing first could open a hole earlier in the new tag's probe run.
+  const uint32_t free_slot = free_slot_for(tag);
   uint32_t way = 0;
   if (st.present < ways_in_use_) {
     // A free way: becomes present and most recently used.
     way = st.present++;
-    Line* ways = &lines_[index_of(set, 0)];
     if (way == 0) {
       st.lru = 0;
     } else {
@@ -151,18 +162,28 @@ uint32_t SectorCache::allocate(uint32_t set, uint64_t tag, Eviction* ev) {
       ways[st.mru].lru_prev = uint16_t(way);
     }
     st.mru = way;
+    index_insert_at(free_slot, tag, index_of(set, way), set);
   } else {
+    // The least recently used way becomes the most recently used.
     way = st.lru;
-    *ev = eviction_of(index_of(set, way));
-    index_erase(lines_[index_of(set, way)].tag);
-    make_mru(set, way);
+    Line& victim = ways[way];
+    *ev = Eviction{true, victim.tag << line_shift_, victim.valid, victim.dirty};
+    const uint32_t victim_slot = victim.slot;
+    index_insert_at(free_slot, tag, index_of(set, way), set);
+    index_erase_at(victim_slot);
+    if (st.mru != way) {
+      const uint16_t prev = victim.lru_prev;  // (the LRU way has no less recently used neighbour)
+      ways[prev].lru_next = victim.lru_next;
+      st.lru = prev;
+      victim.lru_next = uint16_t(st.mru);
+      ways[st.mru].lru_prev = uint16_t(way);
+      st.mru = way;
+    }
   }
-  const uint32_t li = index_of(set, way);
-  Line& l = lines_[li];  // (its place in the recency list is set above)
+  Line& l = ways[way];  // (its place in the recency list and its slot are set above)
   l.tag = tag;
   l.valid = l.dirty = l.whole = 0;  // (no sector valid: its byte masks are not read until written)
-  index_insert(tag, li, set);
-  return li;
+  return index_of(set, way);
 }
 
 SectorState SectorCache::probe(uint64_t addr) const {
@@ -333,7 +354,7 @@ void SectorCache::invalidate_all() {
   // one rather than clearing the whole index.
   if (uint64_t(valid_lines()) * 8 < tag_index_.size()) {
     for (uint32_t set = 0; set < geometry_.sets; ++set)
-      for (uint32_t w = 0; w < set_state_[set].present; ++w) index_erase(lines_[index_of(set, w)].tag);
+      for (uint32_t w = 0; w < set_state_[set].present; ++w) index_erase_at(lines_[index_of(set, w)].slot);
   } else {
     tag_index_.clear_all();
   }

@@ -159,6 +159,9 @@ class SectorCache {
     uint32_t whole = 0;
     uint16_t lru_prev = 0;  // the next more recently used way of the set
     uint16_t lru_next = 0;  // the next less recently used way of the set
+    // The tag index slot holding this line's tag (kept when entries move),
+    // so that evicting the line erases it without hashing or probing.
+    uint32_t slot = 0;
   };
   // Replacement state of a set. A way is only ever freed together with every
   // other way (invalidate_all, set_ways) and a miss takes the first absent way,
@@ -198,8 +201,13 @@ class SectorCache {
   // find() by probing the index (remembering the answer).
   TagSlot find_in_index(uint64_t tag) const;
   uint32_t home_slot(uint64_t tag) const { return uint32_t((tag * 0x9E3779B97F4A7C15ull) >> tag_shift_); }
-  void index_insert(uint64_t tag, uint32_t line, uint32_t set);
-  void index_erase(uint64_t tag);
+  // The first empty slot of tag's probe run: where an absent tag is inserted.
+  uint32_t free_slot_for(uint64_t tag) const;
+  // Store tag's entry at `slot` (an empty slot ending its probe run) and
+  // remember it as found.
+  void index_insert_at(uint32_t slot, uint64_t tag, uint32_t line, uint32_t set);
+  // Empty `slot` (backward-shift deletion), keeping Line::slot of the moved entries.
+  void index_erase_at(uint32_t slot);
   // Make a present way the most recently used of its set.
   void make_mru(uint32_t set, uint32_t way);
   // Install a line for tag in its set, returning what was evicted: the first
@@ -249,8 +257,11 @@ class SectorCache {
   // Dropped when its tag leaves the index.
   mutable TagSlot last_found_;
   // The last tag find() did not find (valid while last_missing_set_): a miss
-  // is mostly looked up again at once to allocate. Dropped by every insert.
+  // is mostly looked up again at once to allocate. Dropped by every change
+  // of the index. last_missing_slot_ is the empty slot that ended its probe
+  // run, where allocate() inserts it without probing again.
   mutable uint64_t last_missing_ = 0;
+  mutable uint32_t last_missing_slot_ = 0;
   mutable bool last_missing_set_ = false;
 };
 
