@@ -38,9 +38,11 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
   lines_ = ZeroedArray<Line>(lines);
   byte_masks_ = ZeroedArray<uint32_t>(lines * sectors_per_line_);
   set_state_ = ZeroedArray<SetState>(geometry.sets);
-  // At most half full: a miss looks at ~2.5 slots on average with linear probing.
-  const uint64_t slots = std::max<uint64_t>(16, std::bit_ceil(lines) * 2);
-  tag_shift_ = 64 - uint32_t(std::countr_zero(slots));
+  // At most a quarter full (half for more than 2^29 lines, so that a slot
+  // number fits 32 bits): a miss looks at ~1.4 slots on average with linear
+  // probing (~2.5 at half full), and a deletion moves few entries.
+  const uint64_t slots = std::max<uint64_t>(16, std::min<uint64_t>(std::bit_ceil(lines) * 4, uint64_t(1) << 31));
+  home_shift_ = 32 - uint32_t(std::countr_zero(slots));
   tag_index_ = ZeroedArray<StoredSlot>(slots);
 }
 
@@ -50,15 +52,19 @@ uint32_t SectorCache::set_of(uint64_t addr) const {
 
 SectorCache::TagSlot SectorCache::find_in_index(uint64_t tag) const {
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
-  for (uint32_t i = home_slot(tag);; i = (i + 1) & mask) {
-    const StoredSlot& slot = tag_index_[i];
+  const uint32_t fingerprint = fingerprint_of(tag);
+  for (uint32_t i = home_of(fingerprint);; i = (i + 1) & mask) {
+    const StoredSlot slot = tag_index_[i];
     if (slot.empty()) {
       last_missing_ = tag;
       last_missing_slot_ = i;
       last_missing_set_ = true;
       return TagSlot{};
     }
-    if (slot.tag == tag) return last_found_ = slot.slot();
+    if (slot.fingerprint == fingerprint) {
+      const Line& l = lines_[slot.line()];
+      if (l.tag == tag) return last_found_ = TagSlot{tag, slot.line(), l.set};
+    }
   }
 }
 
@@ -70,26 +76,25 @@ uint32_t SectorCache::free_slot_for(uint64_t tag) const {
   return i;
 }
 
-void SectorCache::index_insert_at(uint32_t slot, uint64_t tag, uint32_t line, uint32_t set) {
-  tag_index_[slot] = StoredSlot::of(tag, line, set);
+void SectorCache::index_insert_at(uint32_t slot, uint64_t tag, uint32_t line) {
+  tag_index_[slot] = StoredSlot{~line, fingerprint_of(tag)};
   lines_[line].slot = slot;
-  last_found_ = TagSlot{tag, line, set};
   last_missing_set_ = false;
 }
 
 void SectorCache::index_erase_at(uint32_t slot) {
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
-  if (last_found_.tag == tag_index_[slot].tag) last_found_ = TagSlot{};
+  if (last_found_.line == tag_index_[slot].line()) last_found_ = TagSlot{};
   last_missing_set_ = false;  // (a hole may now end its probe run earlier)
   uint32_t hole = slot;
   // Backward-shift deletion: pull later entries of the probe run into the hole
   // unless their home slot lies cyclically in (hole, j], so every entry stays
   // reachable from its home slot without tombstones.
   for (uint32_t j = (hole + 1) & mask; !tag_index_[j].empty(); j = (j + 1) & mask) {
-    const uint32_t home = home_slot(tag_index_[j].tag);
+    const uint32_t home = home_of(tag_index_[j].fingerprint);
     if (((j - home) & mask) >= ((j - hole) & mask)) {
       tag_index_[hole] = tag_index_[j];
-      lines_[tag_index_[hole].slot().line].slot = hole;
+      lines_[tag_index_[hole].line()].slot = hole;
       hole = j;
     }
   }
@@ -162,14 +167,15 @@ uint32_t SectorCache::allocate(uint32_t set, uint64_t tag, Eviction* ev) {
       ways[st.mru].lru_prev = uint16_t(way);
     }
     st.mru = way;
-    index_insert_at(free_slot, tag, index_of(set, way), set);
+    ways[way].set = set;
+    index_insert_at(free_slot, tag, index_of(set, way));
   } else {
     // The least recently used way becomes the most recently used.
     way = st.lru;
     Line& victim = ways[way];
     *ev = Eviction{true, victim.tag << line_shift_, victim.valid, victim.dirty};
     const uint32_t victim_slot = victim.slot;
-    index_insert_at(free_slot, tag, index_of(set, way), set);
+    index_insert_at(free_slot, tag, index_of(set, way));
     index_erase_at(victim_slot);
     if (st.mru != way) {
       const uint16_t prev = victim.lru_prev;  // (the LRU way has no less recently used neighbour)
@@ -183,6 +189,7 @@ uint32_t SectorCache::allocate(uint32_t set, uint64_t tag, Eviction* ev) {
   Line& l = ways[way];  // (its place in the recency list and its slot are set above)
   l.tag = tag;
   l.valid = l.dirty = l.whole = 0;  // (no sector valid: its byte masks are not read until written)
+  last_found_ = TagSlot{tag, index_of(set, way), set};
   return index_of(set, way);
 }
 
