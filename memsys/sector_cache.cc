@@ -47,7 +47,19 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
 }
 
 uint32_t SectorCache::set_of(uint64_t addr) const {
-  return index_hash(geometry_.set_hash, addr >> line_shift_, set_bits_);
+  const uint64_t line = addr >> line_shift_;
+  if (geometry_.set_hash == IndexHash::kIpoly && set_bits_ != 0 && set_bits_ <= kMaxIpolyBits) {
+    // The hash is an XOR of one table entry per byte of the line number, so
+    // its high half's part (mostly the same from one miss to the next) is
+    // remembered and XORed with the low half's.
+    const uint64_t high = line >> 32;
+    if (high != ipoly_high_) {
+      ipoly_high_ = high;
+      ipoly_high_part_ = ipoly_index(high << 32, set_bits_);
+    }
+    return ipoly_index(uint32_t(line), set_bits_) ^ ipoly_high_part_;
+  }
+  return index_hash(geometry_.set_hash, line, set_bits_);
 }
 
 SectorCache::TagSlot SectorCache::find_in_index(uint64_t tag) const {
@@ -82,7 +94,7 @@ void SectorCache::index_insert_at(uint32_t slot, uint64_t tag, uint32_t line) {
   last_missing_set_ = false;
 }
 
-void SectorCache::index_erase_at(uint32_t slot) {
+[[gnu::always_inline]] inline void SectorCache::index_erase_at(uint32_t slot) {
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   if (last_found_.line == tag_index_[slot].line()) last_found_ = TagSlot{};
   last_missing_set_ = false;  // (a hole may now end its probe run earlier)

@@ -265,6 +265,10 @@ class SectorCache {
   // is mostly looked up again at once to allocate. Dropped by every change
   // of the index. last_missing_slot_ is the empty slot that ended its probe
   // run, where allocate() inserts it without probing again.
+  // set_of() under IndexHash::kIpoly: the high 32 bits of the last line
+  // number it hashed and their part of the set index (0 hashes to 0).
+  mutable uint64_t ipoly_high_ = 0;
+  mutable uint32_t ipoly_high_part_ = 0;
   mutable uint64_t last_missing_ = 0;
   mutable uint32_t last_missing_slot_ = 0;
   mutable bool last_missing_set_ = false;
