@@ -38,50 +38,75 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
   lines_ = ZeroedArray<Line>(lines);
   byte_masks_ = ZeroedArray<uint32_t>(lines * sectors_per_line_);
   set_state_ = ZeroedArray<SetState>(geometry.sets);
-  // At most half full: a miss looks at ~2.5 slots on average with linear probing.
-  const uint64_t slots = std::max<uint64_t>(16, std::bit_ceil(lines) * 2);
-  tag_shift_ = 64 - uint32_t(std::countr_zero(slots));
+  // At most a quarter full (half for more than 2^29 lines, so that a slot
+  // number fits 32 bits): a miss looks at ~1.4 slots on average with linear
+  // probing (~2.5 at half full), and a deletion moves few entries.
+  const uint64_t slots = std::max<uint64_t>(16, std::min<uint64_t>(std::bit_ceil(lines) * 4, uint64_t(1) << 31));
+  home_shift_ = 32 - uint32_t(std::countr_zero(slots));
   tag_index_ = ZeroedArray<StoredSlot>(slots);
 }
 
 uint32_t SectorCache::set_of(uint64_t addr) const {
-  return index_hash(geometry_.set_hash, addr >> line_shift_, set_bits_);
+  const uint64_t line = addr >> line_shift_;
+  if (geometry_.set_hash == IndexHash::kIpoly && set_bits_ != 0 && set_bits_ <= kMaxIpolyBits) {
+    // The hash is an XOR of one table entry per byte of the line number, so
+    // its high half's part (mostly the same from one miss to the next) is
+    // remembered and XORed with the low half's.
+    const uint64_t high = line >> 32;
+    if (high != ipoly_high_) {
+      ipoly_high_ = high;
+      ipoly_high_part_ = ipoly_index(high << 32, set_bits_);
+    }
+    return ipoly_index(uint32_t(line), set_bits_) ^ ipoly_high_part_;
+  }
+  return index_hash(geometry_.set_hash, line, set_bits_);
 }
 
 SectorCache::TagSlot SectorCache::find_in_index(uint64_t tag) const {
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
-  for (uint32_t i = home_slot(tag);; i = (i + 1) & mask) {
-    const StoredSlot& slot = tag_index_[i];
+  const uint32_t fingerprint = fingerprint_of(tag);
+  for (uint32_t i = home_of(fingerprint);; i = (i + 1) & mask) {
+    const StoredSlot slot = tag_index_[i];
     if (slot.empty()) {
       last_missing_ = tag;
+      last_missing_slot_ = i;
       last_missing_set_ = true;
       return TagSlot{};
     }
-    if (slot.tag == tag) return last_found_ = slot.slot();
+    if (slot.fingerprint == fingerprint) {
+      const Line& l = lines_[slot.line()];
+      if (l.tag == tag) return last_found_ = TagSlot{tag, slot.line(), l.set};
+    }
   }
 }
 
-void SectorCache::index_insert(uint64_t tag, uint32_t line, uint32_t set) {
+uint32_t SectorCache::free_slot_for(uint64_t tag) const {
+  if (last_missing_set_ && last_missing_ == tag) return last_missing_slot_;
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
   uint32_t i = home_slot(tag);
   while (!tag_index_[i].empty()) i = (i + 1) & mask;
-  tag_index_[i] = StoredSlot::of(tag, line, set);
-  last_found_ = TagSlot{tag, line, set};
+  return i;
+}
+
+void SectorCache::index_insert_at(uint32_t slot, uint64_t tag, uint32_t line) {
+  tag_index_[slot] = StoredSlot{~line, fingerprint_of(tag)};
+  lines_[line].slot = slot;
   last_missing_set_ = false;
 }
 
-void SectorCache::index_erase(uint64_t tag) {
-  if (last_found_.tag == tag) last_found_ = TagSlot{};
+[[gnu::always_inline]] inline void SectorCache::index_erase_at(uint32_t slot) {
   const uint32_t mask = uint32_t(tag_index_.size() - 1);
-  uint32_t hole = home_slot(tag);
-  while (tag_index_[hole].tag != tag || tag_index_[hole].empty()) hole = (hole + 1) & mask;
+  if (last_found_.line == tag_index_[slot].line()) last_found_ = TagSlot{};
+  last_missing_set_ = false;  // (a hole may now end its probe run earlier)
+  uint32_t hole = slot;
   // Backward-shift deletion: pull later entries of the probe run into the hole
   // unless their home slot lies cyclically in (hole, j], so every entry stays
   // reachable from its home slot without tombstones.
   for (uint32_t j = (hole + 1) & mask; !tag_index_[j].empty(); j = (j + 1) & mask) {
-    const uint32_t home = home_slot(tag_index_[j].tag);
+    const uint32_t home = home_of(tag_index_[j].fingerprint);
     if (((j - home) & mask) >= ((j - hole) & mask)) {
       tag_index_[hole] = tag_index_[j];
+      lines_[tag_index_[hole].line()].slot = hole;
       hole = j;
     }
   }
@@ -139,11 +164,14 @@ Eviction SectorCache::victim_of(uint64_t addr) const {
 
 uint32_t SectorCache::allocate(uint32_t set, uint64_t tag, Eviction* ev) {
   SetState& st = set_state_[set];
+  Line* ways = &lines_[index_of(set, 0)];
+  // The new tag goes where its lookup ended, before the victim leaves the
+  // index: erasing first could open a hole earlier in the new tag's probe run.
+  const uint32_t free_slot = free_slot_for(tag);
   uint32_t way = 0;
   if (st.present < ways_in_use_) {
     // A free way: becomes present and most recently used.
     way = st.present++;
-    Line* ways = &lines_[index_of(set, 0)];
     if (way == 0) {
       st.lru = 0;
     } else {
@@ -151,18 +179,30 @@ uint32_t SectorCache::allocate(uint32_t set, uint64_t tag, Eviction* ev) {
       ways[st.mru].lru_prev = uint16_t(way);
     }
     st.mru = way;
+    ways[way].set = set;
+    index_insert_at(free_slot, tag, index_of(set, way));
   } else {
+    // The least recently used way becomes the most recently used.
     way = st.lru;
-    *ev = eviction_of(index_of(set, way));
-    index_erase(lines_[index_of(set, way)].tag);
-    make_mru(set, way);
+    Line& victim = ways[way];
+    *ev = Eviction{true, victim.tag << line_shift_, victim.valid, victim.dirty};
+    const uint32_t victim_slot = victim.slot;
+    index_insert_at(free_slot, tag, index_of(set, way));
+    index_erase_at(victim_slot);
+    if (st.mru != way) {
+      const uint16_t prev = victim.lru_prev;  // (the LRU way has no less recently used neighbour)
+      ways[prev].lru_next = victim.lru_next;
+      st.lru = prev;
+      victim.lru_next = uint16_t(st.mru);
+      ways[st.mru].lru_prev = uint16_t(way);
+      st.mru = way;
+    }
   }
-  const uint32_t li = index_of(set, way);
-  Line& l = lines_[li];  // (its place in the recency list is set above)
+  Line& l = ways[way];  // (its place in the recency list and its slot are set above)
   l.tag = tag;
   l.valid = l.dirty = l.whole = 0;  // (no sector valid: its byte masks are not read until written)
-  index_insert(tag, li, set);
-  return li;
+  last_found_ = TagSlot{tag, index_of(set, way), set};
+  return index_of(set, way);
 }
 
 SectorState SectorCache::probe(uint64_t addr) const {
@@ -333,7 +373,7 @@ void SectorCache::invalidate_all() {
   // one rather than clearing the whole index.
   if (uint64_t(valid_lines()) * 8 < tag_index_.size()) {
     for (uint32_t set = 0; set < geometry_.sets; ++set)
-      for (uint32_t w = 0; w < set_state_[set].present; ++w) index_erase(lines_[index_of(set, w)].tag);
+      for (uint32_t w = 0; w < set_state_[set].present; ++w) index_erase_at(lines_[index_of(set, w)].slot);
   } else {
     tag_index_.clear_all();
   }

@@ -159,6 +159,10 @@ class SectorCache {
     uint32_t whole = 0;
     uint16_t lru_prev = 0;  // the next more recently used way of the set
     uint16_t lru_next = 0;  // the next less recently used way of the set
+    // The tag index slot holding this line's tag (kept when entries move),
+    // so that evicting the line erases it without hashing or probing.
+    uint32_t slot = 0;
+    uint32_t set = 0;  // the set of the line
   };
   // Replacement state of a set. A way is only ever freed together with every
   // other way (invalidate_all, set_ways) and a miss takes the first absent way,
@@ -170,24 +174,29 @@ class SectorCache {
     uint32_t mru = 0;      // most recently used way (when present > 0)
     uint32_t lru = 0;      // least recently used way (when present > 0)
   };
-  // Open-addressed (linear probing) index from a line number to the line
-  // (set * geometry.ways + way) holding it. A line number maps to one set, so
-  // the tag alone identifies the line across the cache.
+  // What a lookup returns: the line (set * geometry.ways + way) holding a
+  // tag and its set, or line = kNoLine.
   struct TagSlot {
     uint64_t tag = 0;
-    uint32_t line = kNoLine;  // kNoLine: empty slot
+    uint32_t line = kNoLine;  // kNoLine: absent
     uint32_t set = 0;         // the set of the line
   };
-  // A TagSlot as the index stores it: the line's bits inverted, so that an
-  // empty slot is all zero bytes (the index starts as untouched zero pages).
+  // Open-addressed (linear probing) index from a line number to the line
+  // holding it. A line number maps to one set, so the tag alone identifies
+  // the line across the cache. A slot holds the line and the high half of
+  // the tag's hash (whose top bits are its home slot): a probe compares
+  // fingerprints and reads the line's tag only on a match, and a deletion
+  // finds the home slots of the entries it moves without rehashing. Zero
+  // bytes are an empty slot (the index starts as untouched zero pages).
   struct StoredSlot {
-    uint64_t tag = 0;
     uint32_t line_inverted = 0;  // ~line; 0: empty slot
-    uint32_t set = 0;
+    uint32_t fingerprint = 0;    // tag_hash(tag) >> 32
     bool empty() const { return line_inverted == 0; }
-    TagSlot slot() const { return TagSlot{tag, ~line_inverted, set}; }
-    static StoredSlot of(uint64_t tag, uint32_t line, uint32_t set) { return StoredSlot{tag, ~line, set}; }
+    uint32_t line() const { return ~line_inverted; }
   };
+  static uint64_t tag_hash(uint64_t tag) { return tag * 0x9E3779B97F4A7C15ull; }
+  static uint32_t fingerprint_of(uint64_t tag) { return uint32_t(tag_hash(tag) >> 32); }
+  uint32_t home_of(uint32_t fingerprint) const { return fingerprint >> home_shift_; }
 
   // The slot of tag: its line index (set * geometry.ways + way) and set, or line = kNoLine.
   TagSlot find(uint64_t tag) const {
@@ -197,9 +206,13 @@ class SectorCache {
   }
   // find() by probing the index (remembering the answer).
   TagSlot find_in_index(uint64_t tag) const;
-  uint32_t home_slot(uint64_t tag) const { return uint32_t((tag * 0x9E3779B97F4A7C15ull) >> tag_shift_); }
-  void index_insert(uint64_t tag, uint32_t line, uint32_t set);
-  void index_erase(uint64_t tag);
+  uint32_t home_slot(uint64_t tag) const { return home_of(fingerprint_of(tag)); }
+  // The first empty slot of tag's probe run: where an absent tag is inserted.
+  uint32_t free_slot_for(uint64_t tag) const;
+  // Store tag's entry at `slot` (an empty slot ending its probe run).
+  void index_insert_at(uint32_t slot, uint64_t tag, uint32_t line);
+  // Empty `slot` (backward-shift deletion), keeping Line::slot of the moved entries.
+  void index_erase_at(uint32_t slot);
   // Make a present way the most recently used of its set.
   void make_mru(uint32_t set, uint32_t way);
   // Install a line for tag in its set, returning what was evicted: the first
@@ -234,7 +247,7 @@ class SectorCache {
   uint32_t line_shift_;
   uint32_t sector_shift_;            // log2(sector_bytes)
   uint32_t full_mask_;
-  uint32_t tag_shift_;               // 64 - log2(tag_index_.size())
+  uint32_t home_shift_;              // 32 - log2(tag_index_.size())
   // Every array starts as zero bytes (ZeroedArray): a run touches the
   // pages of the sets it uses only.
   ZeroedArray<Line> lines_;          // sets x ways
@@ -243,14 +256,21 @@ class SectorCache {
   // filling leave them).
   ZeroedArray<uint32_t> byte_masks_;
   ZeroedArray<SetState> set_state_;  // per set
-  ZeroedArray<StoredSlot> tag_index_;  // power of two, at least twice the lines
+  ZeroedArray<StoredSlot> tag_index_;  // power of two, four times the lines (at least twice)
   // The last line find() found (line = kNoLine: none): the sectors of one
   // line mostly come one after another, so they share one index lookup.
   // Dropped when its tag leaves the index.
   mutable TagSlot last_found_;
   // The last tag find() did not find (valid while last_missing_set_): a miss
-  // is mostly looked up again at once to allocate. Dropped by every insert.
+  // is mostly looked up again at once to allocate. Dropped by every change
+  // of the index. last_missing_slot_ is the empty slot that ended its probe
+  // run, where allocate() inserts it without probing again.
+  // set_of() under IndexHash::kIpoly: the high 32 bits of the last line
+  // number it hashed and their part of the set index (0 hashes to 0).
+  mutable uint64_t ipoly_high_ = 0;
+  mutable uint32_t ipoly_high_part_ = 0;
   mutable uint64_t last_missing_ = 0;
+  mutable uint32_t last_missing_slot_ = 0;
   mutable bool last_missing_set_ = false;
 };
 

@@ -74,7 +74,7 @@ void CacheHitLevels::start_kernel(uint32_t l1_kb) {
 void CacheHitLevels::copy_to_device(uint64_t address, uint64_t bytes) {
   // As the cycle model's copy engine (memsys/copy_engine.h).
   for_each_copied_piece(address, bytes, spec_.memory.l2_bytes(), 32, [&](uint64_t a, uint32_t piece) {
-    const SliceAddress s = map_.locate(a);
+    const SliceAddress s = locator_.locate(a);
     l2_[s.slice]->warm(s.local, piece);
   });
 }
@@ -102,7 +102,7 @@ LineCost CacheHitLevels::access(uint32_t sm, uint64_t line_addr, uint32_t sector
     // Write-through: a present L1 line takes the bytes.
     l1.write_sectors(line_addr, sectors, byte_masks.data(), false);
   }
-  const SliceAddress where = map_.locate(line_addr);
+  const SliceAddress where = locator_.locate(line_addr);
   L2CachePolicy& l2 = *l2_[where.slice];
   uint32_t dram = 0, writebacks = 0;
   if (kind == LineAccessKind::kStore) {

@@ -81,6 +81,8 @@ class CacheHitLevels {
  public:
   // Throws std::invalid_argument when the L1D or L2 lines are not 128 B of 32 B sectors.
   CacheHitLevels(const GpuSpec& spec);
+  CacheHitLevels(const CacheHitLevels&) = delete;  // (locator_ refers to map_)
+  CacheHitLevels& operator=(const CacheHitLevels&) = delete;
   // A kernel starts: the L1s are empty again (not coherent) and sized by the
   // kernel's carve-out (`l1_kb` for the L1D); the L2 keeps its lines.
   void start_kernel(uint32_t l1_kb);
@@ -104,6 +106,9 @@ class CacheHitLevels {
 
   const GpuSpec& spec_;
   AddressMap map_;
+  // map_.locate() with the last channel interleave chunk's mapping kept: a
+  // warp's lines mostly share a chunk with the previous access's.
+  LineLocator locator_{map_};
   std::vector<SectorCache> l1_;
   std::vector<std::unique_ptr<L2CachePolicy>> l2_;  // per slice
   KernelTraffic traffic_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memsys/address_map.h"
+#include "memsys/index_hash/index_hash.h"
 
 namespace lockstep {
 namespace {
@@ -581,6 +582,31 @@ TEST(SectorCacheLineForms, MatchTheSectorBySectorCalls) {
         ASSERT_EQ(by_line.byte_mask(l * kLine + 32 * s), by_sector.byte_mask(l * kLine + 32 * s)) << "step " << step;
       }
     ASSERT_EQ(by_line.dirty_sectors(), by_sector.dirty_sectors()) << "step " << step;
+  }
+}
+
+}  // namespace
+}  // namespace lockstep
+
+namespace lockstep {
+namespace {
+
+// set_of() under ipoly remembers the hash of the line number's high half:
+// the same set as the hash of the whole line number, whatever the order.
+TEST(SectorCacheSets, IpolySetOfMatchesTheHashOfTheWholeLineNumber) {
+  for (const uint32_t sets : {1u, 2u, 32u, 64u, 1024u}) {
+    SectorCacheGeometry g;
+    g.sets = sets;
+    g.ways = 4;
+    g.set_hash = IndexHash::kIpoly;
+    const SectorCache cache(g);
+    const uint32_t bits = uint32_t(std::countr_zero(sets));
+    std::mt19937_64 rng(sets);
+    for (int i = 0; i < 2000; ++i) {
+      const uint64_t high = i % 3 == 0 ? 0 : (i % 3 == 1 ? rng() & 0xff : rng());
+      const uint64_t addr = (high << 39) | (rng() & ((uint64_t(1) << 39) - 1));
+      EXPECT_EQ(cache.set_of(addr), index_hash(IndexHash::kIpoly, addr >> 7, bits)) << std::hex << addr;
+    }
   }
 }
 
