@@ -69,21 +69,16 @@ uint32_t LaneAddressStore::append(const uint64_t* a, uint32_t lanes) {
     base_ = a[0];
     has_base_ = true;
   }
-  // The record's words written in place (one size check, not one per word):
-  // as near lanes, checking each lane's offset as it is written (the common
-  // case), and again in full when some lane's does not fit.
-  const size_t at = words_.size();
-  words_.resize(at + lanes);
-  uint32_t* w = words_.data() + at;
   bool near = true;
-  for (uint32_t k = 0; k < lanes; ++k) {
-    const int64_t d = int64_t(a[k] - base_);
-    near &= fits32(d);
-    w[k] = uint32_t(int32_t(d));
+  for (uint32_t k = 0; k < lanes && near; ++k) near = fits32(int64_t(a[k] - base_));
+  // The record's words written in place (one size check, not one per word).
+  const size_t at = words_.size();
+  words_.resize(at + (near ? lanes : 2 * lanes));
+  uint32_t* w = words_.data() + at;
+  if (near) {
+    for (uint32_t k = 0; k < lanes; ++k) w[k] = uint32_t(int32_t(int64_t(a[k] - base_)));
+    return index | uint32_t(kNearLanes) << kFormShift;
   }
-  if (near) return index | uint32_t(kNearLanes) << kFormShift;
-  words_.resize(at + 2 * lanes);
-  w = words_.data() + at;
   for (uint32_t k = 0; k < lanes; ++k) {
     w[2 * k] = uint32_t(a[k]);
     w[2 * k + 1] = uint32_t(a[k] >> 32);
