@@ -79,10 +79,7 @@ uint32_t LaneAddressStore::append(const uint64_t* a, uint32_t lanes) {
     for (uint32_t k = 0; k < lanes; ++k) w[k] = uint32_t(int32_t(int64_t(a[k] - base_)));
     return index | uint32_t(kNearLanes) << kFormShift;
   }
-  for (uint32_t k = 0; k < lanes; ++k) {
-    w[2 * k] = uint32_t(a[k]);
-    w[2 * k + 1] = uint32_t(a[k] >> 32);
-  }
+  put_full(w, a, lanes);
   return index | uint32_t(kFull) << kFormShift;
 }
 

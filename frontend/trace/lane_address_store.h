@@ -11,8 +11,10 @@
 // gather's addresses lie within 2 GiB of the warp's first (4 bytes a lane);
 // reading a record back yields exactly the addresses stored.
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace lockstep {
@@ -71,7 +73,7 @@ class LaneAddressStore {
         return;
       }
       default:
-        for (uint32_t k = 0; k < lanes; ++k) out[k] = uint64_t(w[2 * k]) | uint64_t(w[2 * k + 1]) << 32;
+        get_full(w, lanes, out);
         return;
     }
   }
@@ -88,6 +90,25 @@ class LaneAddressStore {
   static constexpr uint32_t kFormShift = 30;
   static constexpr uint32_t kIndexMask = (uint32_t(1) << kFormShift) - 1;
   static uint32_t words_of(Form form, uint32_t lanes);
+  // The full form's words: each address's low word, then its high word (on a
+  // little-endian host, the addresses' own bytes, copied as they are).
+  static void put_full(uint32_t* w, const uint64_t* a, uint32_t lanes) {
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(w, a, sizeof(uint64_t) * lanes);
+    } else {
+      for (uint32_t k = 0; k < lanes; ++k) {
+        w[2 * k] = uint32_t(a[k]);
+        w[2 * k + 1] = uint32_t(a[k] >> 32);
+      }
+    }
+  }
+  static void get_full(const uint32_t* w, uint32_t lanes, uint64_t* out) {
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(out, w, sizeof(uint64_t) * lanes);
+    } else {
+      for (uint32_t k = 0; k < lanes; ++k) out[k] = uint64_t(w[2 * k]) | uint64_t(w[2 * k + 1]) << 32;
+    }
+  }
   // The index of the next record; throws when the store is full.
   uint32_t next_index() const;
   // A stride record (lanes >= 1, a 32-bit stride when lanes >= 2) at `index`.
