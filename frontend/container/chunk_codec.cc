@@ -585,10 +585,11 @@ class ChunkDecoder {
       out_ref = to.append_strided(first + shift, stride, lanes);
       return first + shift;
     }
+    // A lane form's addresses are not one 32-bit stride apart, nor moved.
     uint64_t* a = a_.data();
     from.read(ref, lanes, a);
     for (uint32_t k = 0; k < lanes; ++k) a[k] += shift;
-    out_ref = to.append(a, lanes);
+    out_ref = to.append_lanes(a, lanes);
     return a[0];
   }
 

@@ -65,6 +65,14 @@ uint32_t LaneAddressStore::append(const uint64_t* a, uint32_t lanes) {
   bool uniform = fits32(stride);
   for (uint32_t k = 2; k < lanes && uniform; ++k) uniform = int64_t(a[k] - a[k - 1]) == stride;
   if (uniform) return put_stride(index, a[0], uint64_t(stride), lanes);
+  return put_lanes(index, a, lanes);
+}
+
+uint32_t LaneAddressStore::append_lanes(const uint64_t* a, uint32_t lanes) {
+  return lanes < 2 ? append(a, lanes) : put_lanes(next_index(), a, lanes);
+}
+
+uint32_t LaneAddressStore::put_lanes(uint32_t index, const uint64_t* a, uint32_t lanes) {
   if (!has_base_) {
     base_ = a[0];
     has_base_ = true;

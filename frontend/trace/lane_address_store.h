@@ -31,6 +31,10 @@ class LaneAddressStore {
   // Stores a[0..lanes) (lanes <= kMaxLanes); returns the record's reference.
   // Throws TraceError beyond 2^30 words (4 GiB of addresses in one warp).
   uint32_t append(const uint64_t* a, uint32_t lanes);
+  // append() of addresses that are not all one 32-bit stride apart (or of
+  // fewer than 2), without checking it: a record in a lane form (which
+  // append() makes only of such addresses) moved by a constant.
+  uint32_t append_lanes(const uint64_t* a, uint32_t lanes);
   // append() of a[k] = first + k * stride, without the addresses written out
   // (the same record append() makes of them).
   uint32_t append_strided(uint64_t first, uint64_t stride, uint32_t lanes);
@@ -113,6 +117,8 @@ class LaneAddressStore {
   uint32_t next_index() const;
   // A stride record (lanes >= 1, a 32-bit stride when lanes >= 2) at `index`.
   uint32_t put_stride(uint32_t index, uint64_t first, uint64_t stride, uint32_t lanes);
+  // A lane record (near lanes or full; lanes >= 1) at `index`.
+  uint32_t put_lanes(uint32_t index, const uint64_t* a, uint32_t lanes);
 
   std::vector<uint32_t> words_;
   uint64_t base_ = 0;
