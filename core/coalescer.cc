@@ -7,8 +7,6 @@
 namespace lockstep {
 namespace {
 
-// The requests of one group as they are built: those from `begin` in `out`,
-// `top` the highest sector among them (valid when out.size() > begin).
 // The bytes of [begin, end) that fall in sector s (which the range overlaps).
 inline uint32_t bytes_in_sector(uint64_t begin, uint64_t end, uint64_t s) {
   const uint64_t lo = std::max(begin, s * kSectorBytes), hi = std::min(end, (s + 1) * kSectorBytes);
@@ -26,12 +24,23 @@ inline size_t back_to_back(const uint64_t* at, size_t available, uint32_t lanes,
   return n;
 }
 
-// One request per sector of the bytes [begin, end), in address order.
-inline void append_range(uint64_t begin, uint64_t end, std::vector<SectorAccess>& out) {
-  for (uint64_t s = begin / kSectorBytes; s <= (end - 1) / kSectorBytes; ++s)
-    out.push_back(SectorAccess{s, bytes_in_sector(begin, end, s)});
+// One request per sector of the bytes [begin, end), in address order: the
+// first sector's bytes from the range's start, whole sectors up to the last
+// (none when the range wraps past 2^64).
+[[gnu::always_inline]] inline void append_range(uint64_t begin, uint64_t end, std::vector<SectorAccess>& out) {
+  const uint64_t first = begin / kSectorBytes, last = (end - 1) / kSectorBytes;
+  if (first > last) return;
+  if (first == last) {
+    out.push_back(SectorAccess{first, bytes_in_sector(begin, end, first)});
+    return;
+  }
+  out.push_back(SectorAccess{first, 0xffffffffu << (begin % kSectorBytes)});
+  for (uint64_t s = first + 1; s < last; ++s) out.push_back(SectorAccess{s, 0xffffffffu});
+  out.push_back(SectorAccess{last, bytes_in_sector(begin, end, last)});
 }
 
+// The requests of one group as they are built: those from `begin` in `out`,
+// `top` the highest sector among them (valid when out.size() > begin).
 struct GroupRequests {
   std::vector<SectorAccess>& out;
   size_t begin;
@@ -97,6 +106,13 @@ bool coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t a
   const uint32_t bytes = std::clamp(access_bytes, 1u, 128u);
   const uint32_t lanes = uint32_t(std::popcount(mask));
   if (stride != bytes) {
+    if (stride == 0 || lanes <= 1) {
+      // Every lane accesses the same bytes (a single lane, mostly): each group
+      // with an active lane reads them once (what coalesce() makes of them).
+      for (uint32_t g = 0; g < 32; g += group)
+        if (mask & uint32_t(((uint64_t(1) << group) - 1) << g)) append_range(first, first + bytes, out);
+      return false;
+    }
     std::array<uint64_t, 32> a;
     for (uint32_t k = 0; k < lanes; ++k) a[k] = first + k * stride;
     coalesce(std::span<const uint64_t>(a.data(), lanes), mask, access_bytes, group_threads, out);

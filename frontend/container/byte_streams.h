@@ -101,10 +101,10 @@ class ByteSource {
           const int bits = std::countr_zero(stops) + 1;  // through the last byte's high bit
           p_ += bits >> 3;
           if (bits < 64) x &= (uint64_t(1) << bits) - 1;
-          x = (x & 0x7f) | ((x & 0x7f00) >> 1) | ((x & 0x7f0000) >> 2) | ((x & 0x7f000000) >> 3) |
-              ((x & 0x7f00000000ULL) >> 4) | ((x & 0x7f0000000000ULL) >> 5) | ((x & 0x7f000000000000ULL) >> 6) |
-              ((x & 0x7f00000000000000ULL) >> 7);
-          return x;
+          // Pairs of groups into 14 bits, pairs of those into 28, then 56.
+          x = (x & 0x007f007f007f007fULL) | ((x & 0x7f007f007f007f00ULL) >> 1);
+          x = (x & 0x00003fff00003fffULL) | ((x & 0x3fff00003fff0000ULL) >> 2);
+          return (x & 0x000000000fffffffULL) | ((x & 0x0fffffff00000000ULL) >> 4);
         }
       }
     }

@@ -286,12 +286,6 @@ void make_room(std::vector<T>& v, size_t n) {
   }
 }
 
-// Releases a filled vector's storage when it is far larger than its content.
-template <class T>
-void give_back_surplus(std::vector<T>& v) {
-  if (far_larger(v.capacity(), v.size())) v.shrink_to_fit();
-}
-
 // Sizes a reused vector for n elements to be overwritten.
 template <class T>
 void size_for(std::vector<T>& v, size_t n) {
@@ -318,6 +312,7 @@ struct ChunkScratch::Impl {
     uint64_t lanes;                 // lane addresses in all
   };
   std::vector<Warp> warps;  // the chunk's warps decoded so far
+  LaneAddressStore addrs;   // the addresses of the warp being decoded
   // Blocks and warps that outputs had beyond what the last chunk needed, kept
   // with their vectors' capacity instead of being freed and allocated again.
   std::vector<BlockTrace> spare_blocks;
@@ -441,12 +436,15 @@ class ChunkDecoder {
       na = r.lanes;
     }
     insts += wt.insts.size();
-    // The words a lane takes depend on the addresses: the storage grows as
-    // they are stored, and storage far larger than they took is given back.
-    wt.addrs.clear();
+    // The words a lane takes depend on the addresses: they are decoded into
+    // the scratch's store (whose storage only grows) and copied to the warp's
+    // at their size, so the warp's storage is sized once, not grown record
+    // by record, and storage far larger than they take is given back.
+    s_.addrs.clear();
     ++s_.gen;
-    decode_addresses(wt, rw, s_.memlist.data() + mem_begin, mem_count);
-    give_back_surplus(wt.addrs.storage());
+    decode_addresses(wt, rw, s_.addrs, s_.memlist.data() + mem_begin, mem_count);
+    make_room(wt.addrs.storage(), s_.addrs.words());
+    wt.addrs = s_.addrs;
     s_.warps.push_back({&wt, mem_begin, mem_count, na});
   }
 
@@ -518,9 +516,10 @@ class ChunkDecoder {
     na_ = na;
   }
 
-  void decode_addresses(WarpTrace& wt, const WarpTrace* rw, const ChunkScratch::Impl::Mem* mem, uint32_t count) {
+  // Decodes the addresses of wt's memory instructions into `store`.
+  void decode_addresses(WarpTrace& wt, const WarpTrace* rw, LaneAddressStore& store,
+                        const ChunkScratch::Impl::Mem* mem, uint32_t count) {
     WarpInstruction* ins = wt.insts.data();
-    LaneAddressStore& store = wt.addrs;
     const uint32_t* mem_slot = info_.mem_slot.data();
     const uint64_t gen = s_.gen;
     uint64_t* a = a_.data();
@@ -586,10 +585,11 @@ class ChunkDecoder {
       out_ref = to.append_strided(first + shift, stride, lanes);
       return first + shift;
     }
+    // A lane form's addresses are not one 32-bit stride apart, nor moved.
     uint64_t* a = a_.data();
     from.read(ref, lanes, a);
     for (uint32_t k = 0; k < lanes; ++k) a[k] += shift;
-    out_ref = to.append(a, lanes);
+    out_ref = to.append_lanes(a, lanes);
     return a[0];
   }
 

@@ -65,6 +65,14 @@ uint32_t LaneAddressStore::append(const uint64_t* a, uint32_t lanes) {
   bool uniform = fits32(stride);
   for (uint32_t k = 2; k < lanes && uniform; ++k) uniform = int64_t(a[k] - a[k - 1]) == stride;
   if (uniform) return put_stride(index, a[0], uint64_t(stride), lanes);
+  return put_lanes(index, a, lanes);
+}
+
+uint32_t LaneAddressStore::append_lanes(const uint64_t* a, uint32_t lanes) {
+  return lanes < 2 ? append(a, lanes) : put_lanes(next_index(), a, lanes);
+}
+
+uint32_t LaneAddressStore::put_lanes(uint32_t index, const uint64_t* a, uint32_t lanes) {
   if (!has_base_) {
     base_ = a[0];
     has_base_ = true;
@@ -79,10 +87,7 @@ uint32_t LaneAddressStore::append(const uint64_t* a, uint32_t lanes) {
     for (uint32_t k = 0; k < lanes; ++k) w[k] = uint32_t(int32_t(int64_t(a[k] - base_)));
     return index | uint32_t(kNearLanes) << kFormShift;
   }
-  for (uint32_t k = 0; k < lanes; ++k) {
-    w[2 * k] = uint32_t(a[k]);
-    w[2 * k + 1] = uint32_t(a[k] >> 32);
-  }
+  put_full(w, a, lanes);
   return index | uint32_t(kFull) << kFormShift;
 }
 

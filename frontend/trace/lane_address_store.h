@@ -11,8 +11,10 @@
 // gather's addresses lie within 2 GiB of the warp's first (4 bytes a lane);
 // reading a record back yields exactly the addresses stored.
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace lockstep {
@@ -29,6 +31,10 @@ class LaneAddressStore {
   // Stores a[0..lanes) (lanes <= kMaxLanes); returns the record's reference.
   // Throws TraceError beyond 2^30 words (4 GiB of addresses in one warp).
   uint32_t append(const uint64_t* a, uint32_t lanes);
+  // append() of addresses that are not all one 32-bit stride apart (or of
+  // fewer than 2), without checking it: a record in a lane form (which
+  // append() makes only of such addresses) moved by a constant.
+  uint32_t append_lanes(const uint64_t* a, uint32_t lanes);
   // append() of a[k] = first + k * stride, without the addresses written out
   // (the same record append() makes of them).
   uint32_t append_strided(uint64_t first, uint64_t stride, uint32_t lanes);
@@ -71,7 +77,7 @@ class LaneAddressStore {
         return;
       }
       default:
-        for (uint32_t k = 0; k < lanes; ++k) out[k] = uint64_t(w[2 * k]) | uint64_t(w[2 * k + 1]) << 32;
+        get_full(w, lanes, out);
         return;
     }
   }
@@ -88,10 +94,31 @@ class LaneAddressStore {
   static constexpr uint32_t kFormShift = 30;
   static constexpr uint32_t kIndexMask = (uint32_t(1) << kFormShift) - 1;
   static uint32_t words_of(Form form, uint32_t lanes);
+  // The full form's words: each address's low word, then its high word (on a
+  // little-endian host, the addresses' own bytes, copied as they are).
+  static void put_full(uint32_t* w, const uint64_t* a, uint32_t lanes) {
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(w, a, sizeof(uint64_t) * lanes);
+    } else {
+      for (uint32_t k = 0; k < lanes; ++k) {
+        w[2 * k] = uint32_t(a[k]);
+        w[2 * k + 1] = uint32_t(a[k] >> 32);
+      }
+    }
+  }
+  static void get_full(const uint32_t* w, uint32_t lanes, uint64_t* out) {
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(out, w, sizeof(uint64_t) * lanes);
+    } else {
+      for (uint32_t k = 0; k < lanes; ++k) out[k] = uint64_t(w[2 * k]) | uint64_t(w[2 * k + 1]) << 32;
+    }
+  }
   // The index of the next record; throws when the store is full.
   uint32_t next_index() const;
   // A stride record (lanes >= 1, a 32-bit stride when lanes >= 2) at `index`.
   uint32_t put_stride(uint32_t index, uint64_t first, uint64_t stride, uint32_t lanes);
+  // A lane record (near lanes or full; lanes >= 1) at `index`.
+  uint32_t put_lanes(uint32_t index, const uint64_t* a, uint32_t lanes);
 
   std::vector<uint32_t> words_;
   uint64_t base_ = 0;
