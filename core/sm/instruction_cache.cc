@@ -25,18 +25,20 @@ InstructionCache::InstructionCache(const SmSpec& spec)
       miss_latency_(spec.icache_miss_latency),
       tags_(icache_geometry(spec, kTagLineBytes)) {
   refills_.reserve(size_t(spec.subcores) * (spec.icache_miss_latency + 1));
+  mru_line_.assign(tags_.geometry().sets, kNoLine);
 }
 
 bool InstructionCache::lookup(uint64_t pc, uint64_t now, uint64_t& ready_at) {
   const uint64_t line = pc >> line_shift_;
-  // The line looked up last is present and its set's most recently used:
-  // with no refill pending, a hit that changes nothing (most fetches).
-  if (line == last_line_ && refills_.empty()) {
+  const uint64_t tag_addr = line * kTagLineBytes;
+  // Its set's most recently used line, with no refill pending: a hit that
+  // changes nothing (most fetches), answered without the tag array.
+  uint64_t& mru = mru_line_[tags_.set_of(tag_addr)];
+  if (line == mru && refills_.empty()) {
     ready_at = now;
     return true;
   }
-  last_line_ = line;
-  const uint64_t tag_addr = line * kTagLineBytes;
+  mru = line;  // a hit's touch and a miss's fill both make it so
   // Refills done by now are plain lines.
   if (!refills_.empty()) std::erase_if(refills_, [now](const Refill& r) { return r.ready <= now; });
   auto refill = std::find_if(refills_.begin(), refills_.end(), [line](const Refill& r) { return r.line == line; });
@@ -56,7 +58,7 @@ bool InstructionCache::lookup(uint64_t pc, uint64_t now, uint64_t& ready_at) {
 }
 
 void InstructionCache::invalidate() {
-  last_line_ = kNoLine;
+  std::fill(mru_line_.begin(), mru_line_.end(), kNoLine);
   tags_.invalidate_all();
   refills_.clear();
 }

@@ -34,7 +34,9 @@ class InstructionCache {
   SectorCache tags_;
   std::vector<Refill> refills_;  // lines missed within the last miss latency
   static constexpr uint64_t kNoLine = UINT64_MAX;
-  uint64_t last_line_ = kNoLine;  // the line of the last lookup (present and most recently used)
+  // Per set of tags_: its most recently used line (kNoLine: none), kept by
+  // lookup(), the only caller that changes tags_.
+  std::vector<uint64_t> mru_line_;
 };
 
 }  // namespace lockstep
