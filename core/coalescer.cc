@@ -1,5 +1,7 @@
 #include "core/coalescer.h"
 
+#include "frontend/trace/block_trace.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -133,6 +135,18 @@ bool coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t a
     append_range(begin, begin + uint64_t(n) * bytes, out);
     begin += uint64_t(n) * bytes;
   }
+  return false;
+}
+
+bool coalesce_instruction(const WarpTrace& trace, const WarpInstruction& wi, bool has_addresses, uint32_t access_bytes,
+                          uint32_t group_threads, std::vector<SectorAccess>& out) {
+  const uint32_t active = uint32_t(std::popcount(wi.active_mask));
+  uint64_t first = 0, stride = 0;
+  if (has_addresses && active > 0 && trace.addrs.strided(wi.addr_ref, active, &first, &stride))
+    return coalesce_strided(first, stride, wi.active_mask, access_bytes, group_threads, out);
+  LaneBuffer lanes;
+  coalesce(has_addresses ? trace.lane_addresses(wi, lanes) : std::span<const uint64_t>(), wi.active_mask, access_bytes,
+           group_threads, out);
   return false;
 }
 

@@ -29,4 +29,13 @@ void coalesce(std::span<const uint64_t> addrs, uint32_t mask, uint32_t access_by
 bool coalesce_strided(uint64_t first, uint64_t stride, uint32_t mask, uint32_t access_bytes, uint32_t group_threads,
                       std::vector<SectorAccess>& out);
 
+struct WarpTrace;
+struct WarpInstruction;
+// coalesce() of memory instruction `wi` of `trace` (no addresses when
+// !has_addresses: constant loads and the like): from the stride form, as
+// coalesce_strided(), when the trace stores the lanes so, else from the
+// lanes written out. Returns coalesce_strided()'s answer (false otherwise).
+bool coalesce_instruction(const WarpTrace& trace, const WarpInstruction& wi, bool has_addresses, uint32_t access_bytes,
+                          uint32_t group_threads, std::vector<SectorAccess>& out);
+
 }  // namespace lockstep

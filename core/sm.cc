@@ -386,9 +386,7 @@ bool Sm::tick(uint64_t now) {
   // without entering it.
   if (now < sleep_until_ && !has_offered_block() && busy() && !ldst_.port_has_work() && !slots_.barriers_opened() &&
       ldst_.port_accepts() == port_accepted_when_slept_) {
-    ++stats_.cycles_active;
-    stats_.warps_active_sum += slots_.resident_warps();
-    ++repeated_cycles_;
+    count_repeated_cycles(1);
     return true;
   }
   return evaluate_tick(now);
@@ -461,10 +459,7 @@ uint64_t Sm::quiet_until(uint64_t now) const {
 }
 
 void Sm::skip_quiet_cycles(uint64_t cycles) {
-  if (!busy()) return;
-  stats_.cycles_active += cycles;
-  stats_.warps_active_sum += cycles * slots_.resident_warps();
-  repeated_cycles_ += cycles;
+  if (busy()) count_repeated_cycles(cycles);
 }
 
 uint64_t Sm::next_timed_event(uint64_t now) const {

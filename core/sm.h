@@ -149,6 +149,12 @@ class Sm final : public SmModel {
   // alone, as a busy pipeline's or a decoding instruction's does).
   std::vector<uint8_t> stall_repeats_;
   void count_repeated_stalls();
+  // `cycles` ticks of a busy SM that repeat its last evaluated cycle.
+  void count_repeated_cycles(uint64_t cycles) {
+    stats_.cycles_active += cycles;
+    stats_.warps_active_sum += cycles * slots_.resident_warps();
+    repeated_cycles_ += cycles;
+  }
 
   IssueObserver observer_;
 };

@@ -28,14 +28,11 @@ void SmClusterPiece::run(uint64_t now) {
         if (staged >> (s % 64) & 1) replies->receive();
       }
     }
-    bool held_blocks = false;
-    if (!sm.busy() && !sm.has_offered_block()) {
-      // (Its tick would return false at once.)
-    } else if (!unlatched_coupling_ || sm.has_offered_block() || !(sms_[(s + 1) % nsms]->stats().warp_insts & 1)) {
-      held_blocks = sm.tick(now);
-    } else {
-      held_blocks = true;
-    }
+    // An SM with no block and none offered is not ticked (its tick would
+    // return false at once). (The test switch skips some ticks of busy SMs.)
+    const bool offered = sm.has_offered_block();
+    const bool skipped_for_tests = unlatched_coupling_ && !offered && (sms_[(s + 1) % nsms]->stats().warp_insts & 1);
+    const bool held_blocks = (sm.busy() || offered) && (skipped_for_tests || sm.tick(now));
     if (replies) replies->publish_pops();
     SmView& view = views_[s];
     // An SM that held no block all cycle took none and retired none: its view
@@ -61,8 +58,10 @@ void SmClusterPiece::run(uint64_t now) {
 uint64_t SmClusterPiece::quiet_until(uint64_t now) const {
   // The SM that was not quiet last time mostly is not now either: asked
   // first, it mostly ends the search at once.
-  uint64_t quiet = sms_[awake_hint_]->quiet_until(now);
+  const uint32_t hint = awake_hint_;
+  uint64_t quiet = sms_[hint]->quiet_until(now);
   for (uint32_t s = first_; s < last_ && quiet > now + 1; ++s) {
+    if (s == hint) continue;
     quiet = std::min(quiet, sms_[s]->quiet_until(now));
     if (quiet <= now + 1) awake_hint_ = s;
   }

@@ -38,8 +38,8 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
   c.latency = sm_.perfect_memory_latency;
   // The lane addresses are read only where they decide the cost: shared
   // memory's bank conflicts and the full memory system's caches.
-  LaneBuffer scratch;
   if (ti.space == MemSpace::kShared) {
+    LaneBuffer scratch;
     const std::span<const uint64_t> lanes = ti.has_addresses ? w.lane_addresses(wi, scratch) : std::span<const uint64_t>();
     const uint32_t waves = std::max(1u, shared_banks_.wavefronts(&ti, lanes, ti.access_bytes));
     c.busy = uint16_t(std::min<uint32_t>(waves, UINT16_MAX));
@@ -47,19 +47,13 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
     return c;
   }
   if (ti.space == MemSpace::kConst || !levels_ || !ti.has_addresses) return c;
-  const uint32_t active = active_lanes(wi.active_mask);
-  if (active == 0) return c;
+  if (wi.active_mask == 0) return c;
   // The sector requests of the sub-warp groups (core/coalescer.h), as the LD/ST
   // unit makes them; from the stride form of the lanes' addresses when the trace
   // holds them so (the same requests, without the addresses written out).
   sectors_.clear();
-  uint64_t first = 0, stride = 0;
-  bool ascending = false;  // sectors_ are whole sectors, consecutive, ascending: each line after the last
-  if (w.addrs.strided(wi.addr_ref, active, &first, &stride)) {
-    ascending = coalesce_strided(first, stride, wi.active_mask, ti.access_bytes, sm_.coalesce_threads, sectors_);
-  } else {
-    coalesce(w.lane_addresses(wi, scratch), wi.active_mask, ti.access_bytes, sm_.coalesce_threads, sectors_);
-  }
+  // ascending: sectors_ are whole sectors, consecutive, ascending (each line after the last).
+  const bool ascending = coalesce_instruction(w, wi, true, ti.access_bytes, sm_.coalesce_threads, sectors_);
   if (sectors_.empty()) return c;
   // The L1 looks up, each cycle, the next requests to one line, one per data bank
   // (L1DataCache::lookup); and the lines they touch, with each line's requests.

@@ -54,14 +54,9 @@ class IssueCandidates {
 
   // Sub-core `sc` has no candidate and no warp of it was updated since
   // settle(sc): its issue would find what it found then.
-  bool unchanged_without_candidates(uint32_t sc) const {
-    if (changed_[sc]) return false;
-    for (uint32_t word = 0; word < words_; ++word)
-      if (ready_[size_t(sc) * words_ + word] != 0) return false;
-    return true;
-  }
+  bool unchanged_without_candidates(uint32_t sc) const { return unchanged_all_needing(sc, 0); }
   // No warp of sub-core `sc` was updated since settle(sc), and each of its
-  // candidates needs one of `resources`.
+  // candidates needs one of `resources` (with none: it has no candidate).
   bool unchanged_all_needing(uint32_t sc, uint32_t resources) const {
     if (changed_[sc]) return false;
     for (uint32_t word = 0; word < words_; ++word)

@@ -28,9 +28,6 @@ void LdstUnit::issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, co
                      uint64_t now) {
   ++stats_.mem_insts;
   ++issued_this_cycle_;
-  // Constant loads (LDC) and the like come without addresses in traces.
-  LaneBuffer scratch;
-  auto lanes = [&] { return ti.has_addresses ? w.trace->lane_addresses(wi, scratch) : std::span<const uint64_t>(); };
   // The result is pending until written back; an LDGSTS copy joins its warp's open group.
   w.scoreboard.reserve(ti);
   ++w.outstanding;
@@ -41,7 +38,11 @@ void LdstUnit::issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, co
   switch (ti.space) {
     case MemSpace::kShared: {
       ++stats_.shared_requests;
-      const uint32_t waves = shared_banks_.wavefronts(&ti, lanes(), ti.access_bytes);
+      // (Constant loads and the like come without addresses in traces.)
+      LaneBuffer scratch;
+      const std::span<const uint64_t> lanes =
+          ti.has_addresses ? w.trace->lane_addresses(wi, scratch) : std::span<const uint64_t>();
+      const uint32_t waves = shared_banks_.wavefronts(&ti, lanes, ti.access_bytes);
       busy = std::max(1u, waves);
       stats_.shared_bank_conflicts += busy - 1;
       done = now + spec_.shared_latency + (busy - 1);
@@ -52,13 +53,7 @@ void LdstUnit::issue(WarpState& w, uint32_t slot, const TimedInstruction& ti, co
       break;
     default: {
       coalesced_.clear();
-      // Lanes stored as first address + stride are coalesced without writing them out.
-      const uint32_t active = uint32_t(std::popcount(wi.active_mask));
-      uint64_t first = 0, stride = 0;
-      if (ti.has_addresses && active > 0 && w.trace->addrs.strided(wi.addr_ref, active, &first, &stride))
-        coalesce_strided(first, stride, wi.active_mask, ti.access_bytes, spec_.coalesce_threads, coalesced_);
-      else
-        coalesce(lanes(), wi.active_mask, ti.access_bytes, spec_.coalesce_threads, coalesced_);
+      coalesce_instruction(*w.trace, wi, ti.has_addresses, ti.access_bytes, spec_.coalesce_threads, coalesced_);
       const uint32_t sectors = uint32_t(coalesced_.size());
       const SmAccessOp op = access_op(ti.op);
       stats_.count_sector_request(ti.space, op, sectors);

@@ -109,7 +109,7 @@ bool FunctionalSm::turn(Warp& w) {
       stats_.thread_insts += active;
       const TimedInstruction& ti = program[wi.static_id];
       if (ti.kind == InstKind::kMemory) {
-        memory_instruction(ti, wi, active, *w.trace);
+        memory_instruction(ti, wi, *w.trace);
         // Whether it ended: its next segment's part may be empty.
         while (w.next >= w.trace->insts.size() && w.segments_more) next_part(w);
         return w.next >= w.trace->insts.size();
@@ -133,8 +133,7 @@ void FunctionalSm::next_part(Warp& w) {
   b.later.drop_before(*b.trace, *std::min_element(b.reading.begin(), b.reading.end()), spares_);
 }
 
-void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, uint32_t active_lanes,
-                                      const WarpTrace& trace) {
+void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, const WarpTrace& trace) {
   ++stats_.mem_insts;
   if (ti.space == MemSpace::kShared) {
     ++stats_.shared_requests;
@@ -146,16 +145,9 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
   }
   // Constant loads and the like come without addresses in traces.
   sectors_.clear();
-  uint64_t first = 0, stride = 0;
-  bool consecutive = false;  // sectors_ are whole sectors, consecutive, ascending
-  if (ti.has_addresses && active_lanes > 0 && trace.addrs.strided(wi.addr_ref, active_lanes, &first, &stride)) {
-    consecutive = coalesce_strided(first, stride, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
-  } else {
-    LaneBuffer lane_buffer;
-    const std::span<const uint64_t> lanes =
-        ti.has_addresses ? trace.lane_addresses(wi, lane_buffer) : std::span<const uint64_t>();
-    coalesce(lanes, wi.active_mask, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
-  }
+  // sectors_ whole sectors, consecutive, ascending (or false: not known).
+  const bool consecutive =
+      coalesce_instruction(trace, wi, ti.has_addresses, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
   const SmAccessOp op = access_op(ti.op);
   stats_.count_sector_request(ti.space, op, uint32_t(sectors_.size()));
   if (sectors_.empty()) return;

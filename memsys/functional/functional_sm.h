@@ -99,9 +99,7 @@ class FunctionalSm {
   // The warp's next segment's part: taken when it is the first of its block to
   // need it; segments no warp of the block reads any more go.
   void next_part(Warp& w);
-  // `active_lanes`: the lanes of wi.active_mask (one address each, when the instruction has addresses).
-  void memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, uint32_t active_lanes,
-                          const WarpTrace& trace);
+  void memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, const WarpTrace& trace);
   // The accesses sectors_[begin, end), each a different sector of the L1 line
   // `line` (`sectors`: bit s for sector s), as the L1 takes them one by one.
   void line_accesses(L1Access kind, bool global_load, uint64_t line, uint32_t sectors, size_t begin, size_t end);
