@@ -1,6 +1,7 @@
 #include "frontend/text/trace_layout.h"
 
 #include <charconv>
+#include <system_error>
 
 #include "frontend/text/text_parse.h"
 #include "frontend/trace/trace_error.h"
@@ -23,6 +24,15 @@ MemcpyHtoD parse_memcpy(std::string_view line, const std::string& where) {
   if (!parse_dec_u64(trim(line.substr(c2 + 1)), m.bytes))
     throw TraceError(where + ": bad memcpy size " + quoted_excerpt(line.substr(c2 + 1)));
   return m;
+}
+
+// Whether the kernel trace `path` named in a kernelslist exists; a name the
+// file system cannot look up (too long, ...) is a TraceError saying so at `where`.
+bool listed_file_exists(const fs::path& path, const std::string& where) {
+  std::error_code ec;
+  const bool found = fs::exists(path, ec);
+  if (ec) throw TraceError(where + ": cannot look up " + quoted_excerpt(path.filename().string()) + ": " + ec.message());
+  return found;
 }
 
 }  // namespace
@@ -56,8 +66,10 @@ TextTraceLayout parse_kernelslist(LineReader& lines, const fs::path& dir) {
     KernelFileRef ref;
     ref.listed_name = std::string(line);
     ref.path = dir / ref.listed_name;
-    if (!fs::exists(ref.path) && fs::exists(dir / (ref.listed_name + ".xz"))) ref.path = dir / (ref.listed_name + ".xz");
-    if (!fs::exists(ref.path)) throw TraceError(lines.where() + ": kernel trace " + quoted_excerpt(ref.listed_name) + " not found in " + dir.string());
+    const std::string where = lines.where();
+    if (!listed_file_exists(ref.path, where) && listed_file_exists(dir / (ref.listed_name + ".xz"), where))
+      ref.path = dir / (ref.listed_name + ".xz");
+    if (!listed_file_exists(ref.path, where)) throw TraceError(lines.where() + ": kernel trace " + quoted_excerpt(ref.listed_name) + " not found in " + dir.string());
     TraceCommand c;
     c.kind = TraceCommand::Kind::kKernel;
     c.kernel_index = uint32_t(layout.kernel_files.size());

@@ -10,6 +10,7 @@
 #include "frontend/text/kernel_header.h"
 #include "frontend/text/line_reader.h"
 #include "frontend/text/text_parse.h"
+#include "frontend/text/trace_layout.h"
 #include "frontend/trace/trace_error.h"
 #include "tests/test_paths.h"
 
@@ -50,6 +51,18 @@ TEST(InputLimits, ALineOverTheLimitIsAnErrorNamingFileAndLine) {
     EXPECT_EQ(error_of([&] { all_lines(bad); }),
               (dir / "t.txt").string() + ":3: line longer than 4999 bytes (the limit for one line; not a text trace?)");
   }
+}
+
+// A kernelslist entry the file system cannot even look up (a name longer
+// than a path component may be) is a trace error naming the line, not an
+// exception from std::filesystem.
+TEST(InputLimits, AKernelslistNameTooLongToLookUpIsAnErrorNamingTheLine) {
+  test::ScratchDir dir("limits-kernelslist");
+  const std::string list = "kernel-1.traceg\n" + std::string(5000, 'k') + "\n";
+  LineReader lines(list, "kernelslist.g", 10000);
+  std::ofstream(dir / "kernel-1.traceg") << "-kernel name = k\n";
+  const std::string error = error_of([&] { parse_kernelslist(lines, dir.path()); });
+  EXPECT_TRUE(error.starts_with("kernelslist.g:2: cannot look up 'kkk")) << error;
 }
 
 TEST(InputLimits, ErrorsQuoteAtMostAHundredCharactersOfTheInput) {
