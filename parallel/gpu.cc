@@ -13,7 +13,7 @@
 namespace lockstep {
 
 Gpu::Gpu(const GpuSpec& spec, const std::string& sm_model, const std::string& memory_model)
-    : spec_(spec), clocks_(spec.clocks) {
+    : spec_(spec), clocks_(spec.clocks), sm_offers_(spec.sms) {
   for (uint32_t i = 0; i < spec.sms; ++i) {
     sms_.push_back(build_sm_model(sm_model, i, spec.sm));
     separator_.separate();
@@ -53,6 +53,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
                                                    options.memcpy_warms_l2, options.cache_control, options.per_unit_stats,
                                                    options.tests.drop_retirements);
   KernelDispatcher& dispatcher = *dispatcher_;
+  dispatcher.mark_offers_in(&sm_offers_);
   // The pieces of phase B: the clusters of SMs, the memory model's units.
   const uint32_t nsms = uint32_t(sms_.size());
   sm_views_.assign(nsms, SmView{});
@@ -69,7 +70,7 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
   const uint32_t sms_per_piece = whole ? std::max(nsms, 1u) : spec_.sms_per_cluster;
   for (uint32_t first = 0; first < nsms; first += sms_per_piece) {
     const uint32_t last = std::min(first + sms_per_piece, nsms);
-    clusters_.push_back(std::make_unique<SmClusterPiece>(sms_, first, last, *memory_, sm_views_,
+    clusters_.push_back(std::make_unique<SmClusterPiece>(sms_, first, last, *memory_, sm_views_, sm_offers_,
                                                          options.tests.unlatched_coupling));
     cluster_pieces.push_back(clusters_.back().get());
   }

@@ -74,6 +74,7 @@ class Gpu {
   std::unique_ptr<MemoryModel> memory_;
   std::vector<MemoryEdge> edges_;  // this core cycle's memory-side edges (phase A)
   std::vector<SmView> sm_views_;
+  StagedPorts sm_offers_;  // SMs offered a block for the coming cycle (the dispatcher marks, the clusters take)
   std::vector<std::unique_ptr<SmClusterPiece>> clusters_;
   std::vector<std::unique_ptr<MemoryUnitPiece>> units_;
   std::unique_ptr<KernelDispatcher> dispatcher_;  // of the last run (results_before_error)

@@ -2,12 +2,15 @@
 // The GPU's pieces of a core cycle's work, as the cycle engine runs them
 // (parallel/cycle_engine.h): a cluster of SMs, and a memory-side unit. And
 // the per-SM view the cluster pieces leave for the dispatcher.
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "core/sm_model.h"
 #include "memsys/memory_model.h"
+#include "memsys/staged_ports.h"
 #include "parallel/cycle_engine.h"
 
 namespace lockstep {
@@ -22,19 +25,26 @@ struct SmView {
 
 // Ticks SMs [first, last) (a cluster; on one thread, every SM): each between
 // its reply port's receive (only when something was staged into it, when the
-// ports report their stages) and publish. An SM that holds no block and is
-// offered none is not ticked (its tick would return at once).
+// ports report their stages) and publish. It visits only the SMs that may
+// have something to do: those that held a block after their last tick or
+// retired one in it (their view's count goes back to 0 in the cycle after),
+// those offered a block (the dispatcher marks them in `offers`, parity 0) and
+// those whose reply port was staged into; any other SM holds no block and
+// gets none, so its tick would return at once, it pops nothing and its view
+// stands. (Without stage reports every SM is visited every cycle.)
 class alignas(64) SmClusterPiece final : public EnginePiece {
  public:
   SmClusterPiece(std::vector<std::unique_ptr<SmModel>>& sms, uint32_t first, uint32_t last, MemoryModel& memory,
-                 std::vector<SmView>& views, bool unlatched_coupling_for_tests)
+                 std::vector<SmView>& views, StagedPorts& offers, bool unlatched_coupling_for_tests)
       : sms_(sms),
         first_(first),
         last_(last),
         reply_stages_(memory.sm_reply_stages()),
+        offers_(offers),
         views_(views),
         unlatched_coupling_(unlatched_coupling_for_tests) {
     for (uint32_t s = first; s < last; ++s) reply_ports_.push_back(memory.sm_reply_port(s));
+    for (uint32_t w = first / 64; w <= (last - 1) / 64; ++w) visit_.push_back(word_mask(w));
   }
 
   void run(uint64_t now) override;
@@ -50,11 +60,22 @@ class alignas(64) SmClusterPiece final : public EnginePiece {
   }
 
  private:
+  // The bits of SMs [first_, last_) in word w (SM s is bit s % 64 of word s / 64).
+  uint64_t word_mask(uint32_t w) const {
+    const uint32_t lo = std::max(first_, w * 64), hi = std::min(last_, w * 64 + 64);
+    return (hi - lo == 64 ? ~uint64_t(0) : ((uint64_t(1) << (hi - lo)) - 1)) << (lo % 64);
+  }
+  // Ticks SM s (receiving its replies first when `staged`); whether it must
+  // be visited in the next cycle.
+  bool run_sm(uint32_t s, uint64_t now, bool staged);
+
   std::vector<std::unique_ptr<SmModel>>& sms_;
   const uint32_t first_, last_;
   std::vector<LatchedQueue<MemPacket>*> reply_ports_;  // of SMs first_ .. last_ - 1 (null: none)
   // Which reply ports had something staged (null: receive on each every cycle).
   StagedPorts* reply_stages_;
+  StagedPorts& offers_;  // SMs offered a block for this cycle (parity 0)
+  std::vector<uint64_t> visit_;  // per word from first_ / 64: SMs to visit in the next cycle
   std::vector<SmView>& views_;
   const bool unlatched_coupling_;  // TestSwitches::unlatched_coupling
   bool views_changed_ = false;

@@ -161,6 +161,7 @@ void KernelDispatcher::dispatch(uint64_t now) {
       if (sm.current_kernel() != rk.launch.kernel_index) collect_stats(s);
       sm.take_spent_blocks(spare_blocks_);
       sm.offer(rk.launch, std::move(rk.next), now);  // accepted in its tick, on its thread
+      if (offer_marks_) offer_marks_->mark(0, s);
       ++rk.dispatched;
       ++blocks_moved_;
       rk.pull(spare_blocks_);

@@ -46,6 +46,7 @@
 #include "core/sm_model.h"
 #include "frontend/trace/trace_source.h"
 #include "memsys/memory_model.h"
+#include "memsys/staged_ports.h"
 #include "parallel/gpu_pieces.h"
 #include "configs/spec/gpu_spec.h"
 #include "parallel/kernel_job.h"
@@ -64,6 +65,9 @@ class KernelDispatcher {
                    bool memcpy_warms_l2, CacheControl cache_control, bool per_unit_stats,
                    bool drop_retirements_for_tests);
   ~KernelDispatcher();
+  // Marks SM s in `marks` (parity 0) whenever a block is offered to it, so
+  // that the cluster pieces visit only SMs with something to do (optional).
+  void mark_offers_in(StagedPorts* marks) { offer_marks_ = marks; }
 
   // Phase A of cycle `now`: a launch when one is due, then block dispatch.
   // `views_changed`: a view changed in the cycle before (else the views are
@@ -95,6 +99,7 @@ class KernelDispatcher {
   const std::vector<KernelResult>& results() const { return results_; }
 
  private:
+  StagedPorts* offer_marks_ = nullptr;
   static constexpr uint64_t kNotDrained = UINT64_MAX;
   // A kernel between its launch and the end of its drain.
   struct RunningKernel {
