@@ -59,14 +59,17 @@ bool SmClusterPiece::run_sm(uint32_t s, uint64_t now, bool staged) {
 
 uint64_t SmClusterPiece::quiet_until(uint64_t now) const {
   // The SM that was not quiet last time mostly is not now either: asked
-  // first, it mostly ends the search at once.
-  const uint32_t hint = awake_hint_;
+  // first, it mostly ends the search at once. Only the SMs to visit in the
+  // next cycle are asked: any other holds no block (UINT64_MAX).
+  const uint32_t hint = awake_hint_, first_word = first_ / 64;
   uint64_t quiet = sms_[hint]->quiet_until(now);
-  for (uint32_t s = first_; s < last_ && quiet > now + 1; ++s) {
-    if (s == hint) continue;
-    quiet = std::min(quiet, sms_[s]->quiet_until(now));
-    if (quiet <= now + 1) awake_hint_ = s;
-  }
+  for (uint32_t w = first_word; w <= (last_ - 1) / 64; ++w)
+    for (uint64_t bits = visit_[w - first_word]; bits != 0 && quiet > now + 1; bits &= bits - 1) {
+      const uint32_t s = w * 64 + uint32_t(std::countr_zero(bits));
+      if (s == hint) continue;
+      quiet = std::min(quiet, sms_[s]->quiet_until(now));
+      if (quiet <= now + 1) awake_hint_ = s;
+    }
   return quiet;
 }
 
