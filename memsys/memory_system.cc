@@ -128,6 +128,9 @@ void MemorySystem::run_unit(uint32_t unit, const MemoryEdge* edges, size_t count
     for (size_t i = 0; i < count; ++i)
       if (edges[i].clock == MemoryClock::kIcnt) request_net_cycle(edges[i].cycle);
   } else {
+    // The SMs' clusters only peek at the reply ports' marks: this unit, their
+    // one producer, clears those of two cycles before (read in the cycle between).
+    replies_staged_->clear(unsigned(port_clock_.cycle & 1));
     for (size_t i = 0; i < count; ++i)
       if (edges[i].clock == MemoryClock::kIcnt) reply_net_cycle(edges[i].cycle);
   }

@@ -10,6 +10,13 @@
 // touches in that cycle. The engine's hand-over between cycles orders the two.
 // What is received depends only on what was staged: any thread count gives
 // the same result.
+//
+// Ports with one producer and several consumers (the reply crossbar's ports
+// to the SMs, taken by clusters on any thread) use the read-only side
+// instead: the producer clears a parity's marks at the start of its cycle of
+// that parity (they are the marks of two cycles before, which the consumers
+// read in the cycle between) and the consumers only peek, so that consumers
+// on different threads never write the word they share.
 #include <atomic>
 #include <cstdint>
 #include <vector>
@@ -34,6 +41,17 @@ class StagedPorts {
     std::atomic<uint64_t>& m = marks_[parity][word];
     if ((m.load(std::memory_order_relaxed) & mask) == 0) return 0;
     return m.fetch_and(~mask, std::memory_order_relaxed) & mask;
+  }
+  // Single producer, at the start of its cycle of `parity`, before it marks:
+  // forgets that parity's marks (each word written only when set).
+  void clear(unsigned parity) {
+    for (std::atomic<uint64_t>& m : marks_[parity])
+      if (m.load(std::memory_order_relaxed) != 0) m.store(0, std::memory_order_relaxed);
+  }
+  // Consumer that only reads (the producer clears): the bits of `mask` in
+  // word `word` of the ports marked in cycles of `parity`.
+  uint64_t peek(unsigned parity, size_t word, uint64_t mask) const {
+    return marks_[parity][word].load(std::memory_order_relaxed) & mask;
   }
   // Between cycles: some port was marked in a cycle of `parity` and not taken since.
   bool any(unsigned parity) const {

@@ -9,9 +9,11 @@ void SmClusterPiece::run(uint64_t now) {
   const uint32_t first_word = first_ / 64;
   for (uint32_t w = first_word; w <= (last_ - 1) / 64; ++w) {
     const uint64_t mask = word_mask(w);
-    uint64_t& visit = visit_[w - first_word];
+    uint64_t& visit = visit_word(w - first_word);
     // The reply ports marked as staged into in the last cycle.
-    const uint64_t staged = reply_stages_ ? reply_stages_->take(parity, w, mask) : mask;
+    // (Read only: the reply crossbar clears them, so clusters on different
+    // threads never write the word they share.)
+    const uint64_t staged = reply_stages_ ? reply_stages_->peek(parity, w, mask) : mask;
     uint64_t next = 0;
     for (uint64_t bits = visit | staged | offers_.take(0, w, mask); bits != 0; bits &= bits - 1) {
       const uint32_t bit = uint32_t(std::countr_zero(bits));
@@ -64,7 +66,7 @@ uint64_t SmClusterPiece::quiet_until(uint64_t now) const {
   const uint32_t hint = awake_hint_, first_word = first_ / 64;
   uint64_t quiet = sms_[hint]->quiet_until(now);
   for (uint32_t w = first_word; w <= (last_ - 1) / 64; ++w)
-    for (uint64_t bits = visit_[w - first_word]; bits != 0 && quiet > now + 1; bits &= bits - 1) {
+    for (uint64_t bits = visit_word(w - first_word); bits != 0 && quiet > now + 1; bits &= bits - 1) {
       const uint32_t s = w * 64 + uint32_t(std::countr_zero(bits));
       if (s == hint) continue;
       quiet = std::min(quiet, sms_[s]->quiet_until(now));

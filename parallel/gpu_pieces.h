@@ -44,7 +44,8 @@ class alignas(64) SmClusterPiece final : public EnginePiece {
         views_(views),
         unlatched_coupling_(unlatched_coupling_for_tests) {
     for (uint32_t s = first; s < last; ++s) reply_ports_.push_back(memory.sm_reply_port(s));
-    for (uint32_t w = first / 64; w <= (last - 1) / 64; ++w) visit_.push_back(word_mask(w));
+    visit_.resize(((last - 1) / 64 - first / 64) / VisitWords::kWords + 1);
+    for (uint32_t w = first / 64; w <= (last - 1) / 64; ++w) visit_word(w - first / 64) = word_mask(w);
   }
 
   void run(uint64_t now) override;
@@ -53,10 +54,12 @@ class alignas(64) SmClusterPiece final : public EnginePiece {
   // Between cycles (the leader): whether a view of its SMs changed or one of
   // them retired a block since the last call (else the dispatcher need not
   // read its views again: nothing retired and no SM has more room than before).
+  // (Written only when set: the piece's line stays in the cache of the
+  // thread that runs it, shared with the leader's, in a cycle without news.)
   bool take_views_changed() {
-    const bool changed = views_changed_;
+    if (!views_changed_) return false;
     views_changed_ = false;
-    return changed;
+    return true;
   }
 
  private:
@@ -75,7 +78,15 @@ class alignas(64) SmClusterPiece final : public EnginePiece {
   // Which reply ports had something staged (null: receive on each every cycle).
   StagedPorts* reply_stages_;
   StagedPorts& offers_;  // SMs offered a block for this cycle (parity 0)
-  std::vector<uint64_t> visit_;  // per word from first_ / 64: SMs to visit in the next cycle
+  // SMs to visit in the next cycle, per word from first_ / 64; written every
+  // cycle by the thread that runs the piece, so on cache lines of their own.
+  struct alignas(64) VisitWords {
+    static constexpr uint32_t kWords = 8;
+    uint64_t words[kWords] = {};
+  };
+  std::vector<VisitWords> visit_;
+  uint64_t& visit_word(uint32_t k) { return visit_[k / VisitWords::kWords].words[k % VisitWords::kWords]; }
+  uint64_t visit_word(uint32_t k) const { return visit_[k / VisitWords::kWords].words[k % VisitWords::kWords]; }
   std::vector<SmView>& views_;
   const bool unlatched_coupling_;  // TestSwitches::unlatched_coupling
   bool views_changed_ = false;

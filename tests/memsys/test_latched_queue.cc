@@ -64,6 +64,34 @@ TEST(LatchedQueue, StagesMarkTheirPortForTheCycleParityTheyWereStagedIn) {
   EXPECT_EQ(staged.take(0, 1) | staged.take(1, 1), 0u);
 }
 
+TEST(LatchedQueue, ASingleProducerClearsTheMarksItsConsumersOnlyPeekAt) {
+  // The reply crossbar's way: consumers read a parity's marks in the cycle
+  // after they were made; the producer clears them when that parity comes
+  // round again, before it marks.
+  PortClock clock;
+  StagedPorts staged(70);
+  LatchedQueue<int> a(4, &clock), b(4, &clock);
+  a.report_stages_to(&staged, 3);
+  b.report_stages_to(&staged, 66);
+  clock.cycle = 5;
+  staged.clear(1);
+  a.stage(1);
+  b.stage(2);
+  clock.cycle = 6;
+  staged.clear(0);
+  // Two consumers of word 0 and one of word 1, each peeking at its own bits.
+  EXPECT_EQ(staged.peek(1, 0, uint64_t(0xF)), uint64_t(1) << 3);
+  EXPECT_EQ(staged.peek(1, 0, ~uint64_t(0xF)), 0u);
+  EXPECT_EQ(staged.peek(1, 1, ~uint64_t(0)), uint64_t(1) << 2);
+  EXPECT_EQ(staged.peek(1, 0, uint64_t(0xF)), uint64_t(1) << 3);  // peeking clears nothing
+  EXPECT_EQ(staged.peek(0, 0, ~uint64_t(0)) | staged.peek(0, 1, ~uint64_t(0)), 0u);
+  clock.cycle = 7;
+  staged.clear(1);  // cycle 5's marks, read in cycle 6, are gone
+  EXPECT_EQ(staged.peek(1, 0, ~uint64_t(0)) | staged.peek(1, 1, ~uint64_t(0)), 0u);
+  b.stage(3);
+  EXPECT_EQ(staged.peek(1, 1, ~uint64_t(0)), uint64_t(1) << 2);
+}
+
 TEST(LatchedQueue, ProducerRoomCountsPopsOnlyFromTheNextCycleOn) {
   PortClock clock;
   LatchedQueue<int> q(2, &clock);
