@@ -125,6 +125,9 @@ void MemorySystem::run_unit(uint32_t unit, const MemoryEdge* edges, size_t count
   }
   receive_inputs(unit);
   if (unit == kRequestNetUnit) {
+    // The partitions only peek at their inboxes' marks: this unit, their one
+    // producer, clears those of two cycles before (read in the cycle between).
+    inbox_stages_->clear(unsigned(port_clock_.cycle & 1));
     for (size_t i = 0; i < count; ++i)
       if (edges[i].clock == MemoryClock::kIcnt) request_net_cycle(edges[i].cycle);
   } else {
@@ -139,7 +142,8 @@ void MemorySystem::run_unit(uint32_t unit, const MemoryEdge* edges, size_t count
 
 bool MemorySystem::receive_inboxes(uint32_t p) {
   const uint32_t first_port = p * inbox_stride_;
-  const uint64_t staged = inbox_stages_->take(unsigned(port_clock_.cycle & 1) ^ 1, first_port / 64,
+  // (Read only: the request crossbar, their one producer, clears the marks.)
+  const uint64_t staged = inbox_stages_->peek(unsigned(port_clock_.cycle & 1) ^ 1, first_port / 64,
                                               inbox_mask_ << (first_port % 64)) >>
                           (first_port % 64);
   for (uint64_t bits = staged; bits != 0; bits &= bits - 1)

@@ -12,7 +12,8 @@
 // the same result.
 //
 // Ports with one producer and several consumers (the reply crossbar's ports
-// to the SMs, taken by clusters on any thread) use the read-only side
+// to the SMs, read by clusters on any thread; the request crossbar's ports
+// to the L2 slices, read by the partitions) use the read-only side
 // instead: the producer clears a parity's marks at the start of its cycle of
 // that parity (they are the marks of two cycles before, which the consumers
 // read in the cycle between) and the consumers only peek, so that consumers
