@@ -81,6 +81,12 @@ class MemorySystem : public MemoryModel {
   // at the same time on different threads.
   uint32_t units() const override { return kFirstPartitionUnit + uint32_t(channels_.size()); }
   void run_unit(uint32_t unit, const MemoryEdge* edges, size_t count) override;
+  // The same for units [first, last), except that an asleep partition with
+  // nothing to do in this cycle (no packet arrived, no pops to publish, no
+  // channel event due) is not run at all: its clocks catch up with the
+  // edges end_cycle recorded when it next runs.
+  void run_units(uint32_t first, uint32_t last, const MemoryEdge* edges, size_t count) override;
+  void end_cycle(const MemoryEdge* edges, size_t count) override;
 
   // Copy engine (MemcpyHtoD): the copied bytes land in the L2 as written data.
   void copy_to_device(uint64_t addr, uint64_t bytes) override;
@@ -129,6 +135,9 @@ class MemorySystem : public MemoryModel {
   void inject_request(uint32_t cluster, uint64_t cycle);
   void reply_net_cycle(uint64_t cycle);
   void run_partition(uint32_t partition, const MemoryEdge* edges, size_t count);
+  // Whether run_partition would do more than keep the partition's time in
+  // a cycle whose last DRAM edge is `dram_last` (any_dram: it has one).
+  bool partition_has_work(uint32_t partition, bool any_dram, uint64_t dram_last) const;
   // An asleep partition's edges: its clocks advance, its channel cycles only at its next_event (a refresh).
   void sleep_through(uint32_t partition, const MemoryEdge* edges, size_t count);
   void partition_l2_cycle(uint32_t partition, uint64_t cycle);
@@ -178,6 +187,9 @@ class MemorySystem : public MemoryModel {
   std::vector<std::unique_ptr<L2Slice>> slices_;
   std::vector<std::unique_ptr<DramChannel>> channels_;
   std::vector<PartitionState> partitions_;
+  // The last L2 and DRAM edges of the cycles run so far (end_cycle): where
+  // the clocks of an asleep partition that run_units skipped stand.
+  uint64_t latest_l2_ = 0, latest_dram_ = 0;
 };
 
 }  // namespace lockstep

@@ -100,7 +100,7 @@ class MemoryUnitPiece final : public EnginePiece {
   MemoryUnitPiece(MemoryModel& memory, uint32_t first, uint32_t last, const std::vector<MemoryEdge>& edges)
       : memory_(memory), first_(first), last_(last), edges_(edges) {}
   void run(uint64_t) override {
-    for (uint32_t u = first_; u < last_; ++u) memory_.run_unit(u, edges_.data(), edges_.size());
+    memory_.run_units(first_, last_, edges_.data(), edges_.size());
   }
   // A unit on its own never holds a jump back: the GPU asks the whole memory
   // side between cycles (MemoryModel::idle, next_event_when_idle).
