@@ -36,12 +36,21 @@ TEST(LatchedQueue, StagedItemsAppearInTheNextCycleInStagingOrder) {
   EXPECT_TRUE(q.idle());
 }
 
-TEST(LatchedQueue, StagesMarkTheirPortForTheCycleParityTheyWereStagedIn) {
+// Two ports reporting their stages to one StagedPorts of 70: port 3 (word 0)
+// and port 66 (bit 2 of word 1).
+struct TwoReportingPorts {
   PortClock clock;
-  StagedPorts staged(70);
-  LatchedQueue<int> a(4, &clock), b(4, &clock);
-  a.report_stages_to(&staged, 3);
-  b.report_stages_to(&staged, 66);
+  StagedPorts staged{70};
+  LatchedQueue<int> a{4, &clock}, b{4, &clock};
+  TwoReportingPorts() {
+    a.report_stages_to(&staged, 3);
+    b.report_stages_to(&staged, 66);
+  }
+};
+
+TEST(LatchedQueue, StagesMarkTheirPortForTheCycleParityTheyWereStagedIn) {
+  TwoReportingPorts ports;
+  auto& [clock, staged, a, b] = ports;
   clock.cycle = 5;  // odd
   a.stage(1);
   EXPECT_EQ(staged.take(0, 0), 0u);
@@ -68,11 +77,8 @@ TEST(LatchedQueue, ASingleProducerClearsTheMarksItsConsumersOnlyPeekAt) {
   // The reply crossbar's way: consumers read a parity's marks in the cycle
   // after they were made; the producer clears them when that parity comes
   // round again, before it marks.
-  PortClock clock;
-  StagedPorts staged(70);
-  LatchedQueue<int> a(4, &clock), b(4, &clock);
-  a.report_stages_to(&staged, 3);
-  b.report_stages_to(&staged, 66);
+  TwoReportingPorts ports;
+  auto& [clock, staged, a, b] = ports;
   clock.cycle = 5;
   staged.clear(1);
   a.stage(1);
