@@ -33,17 +33,14 @@ class MemoryModel {
   virtual uint32_t units() const = 0;
   virtual void run_unit(uint32_t unit, const MemoryEdge* edges, size_t count) = 0;
   // Units [first, last) in order: each one's work, as run_unit gives it; a
-  // model may skip a unit whose work would only keep time, if it then keeps
-  // that time itself (from end_cycle).
+  // model may skip a unit whose work in this cycle would change nothing that
+  // is read before the unit runs again.
   virtual void run_units(uint32_t first, uint32_t last, const MemoryEdge* edges, size_t count) {
     for (uint32_t u = first; u < last; ++u) run_unit(u, edges, count);
   }
 
   // Between cycles: the core cycle about to run (the ports' parity).
   virtual void begin_cycle(uint64_t core_cycle) = 0;
-  // Between cycles: the cycle just run had these memory-side edges (its
-  // units ran through run_units).
-  virtual void end_cycle(const MemoryEdge* edges, size_t count) {}
   // Between cycles with everything idle, before a jump in time: every port's
   // pops count as room whatever the parity of the next cycle run.
   virtual void settle_ports() = 0;

@@ -151,36 +151,25 @@ void MemorySystem::run_units(uint32_t first, uint32_t last, const MemoryEdge* ed
     }
   for (uint32_t u = std::max(first, kFirstPartitionUnit); u < last; ++u) {
     const uint32_t p = u - kFirstPartitionUnit;
-    if (!partition_has_work(p, any_dram, dram_last)) continue;  // its edges would only keep time
-    PartitionState& state = partitions_[p];
-    if (state.asleep) {  // maybe skipped before: its clocks where the skipped edges left them
-      state.l2_now = std::max(state.l2_now, latest_l2_);
-      state.dram_now = std::max(state.dram_now, latest_dram_);
-    }
-    run_partition(p, edges, count);
+    if (partition_has_work(p, any_dram, dram_last)) run_partition(p, edges, count);  // (else only time passes)
   }
 }
 
 bool MemorySystem::partition_has_work(uint32_t p, bool any_dram, uint64_t dram_last) const {
   const PartitionState& state = partitions_[p];
-  if (!state.asleep || state.pops_unpublished || (any_dram && dram_last >= state.channel_wake)) return true;
-  const uint32_t first_port = p * inbox_stride_;
-  return inbox_stages_->peek(unsigned(port_clock_.cycle & 1) ^ 1, first_port / 64, inbox_mask_ << (first_port % 64)) != 0;
+  return !state.asleep || state.pops_unpublished || (any_dram && dram_last >= state.channel_wake) ||
+         inbox_marks(p) != 0;
 }
 
-void MemorySystem::end_cycle(const MemoryEdge* edges, size_t count) {
-  for (size_t i = 0; i < count; ++i) {
-    if (edges[i].clock == MemoryClock::kL2) latest_l2_ = edges[i].cycle;
-    else if (edges[i].clock == MemoryClock::kDram) latest_dram_ = edges[i].cycle;
-  }
+uint64_t MemorySystem::inbox_marks(uint32_t p) const {
+  // (Read only: the request crossbar, their one producer, clears the marks.)
+  const uint32_t first_port = p * inbox_stride_;
+  return inbox_stages_->peek(unsigned(port_clock_.cycle & 1) ^ 1, first_port / 64, inbox_mask_ << (first_port % 64)) >>
+         (first_port % 64);
 }
 
 bool MemorySystem::receive_inboxes(uint32_t p) {
-  const uint32_t first_port = p * inbox_stride_;
-  // (Read only: the request crossbar, their one producer, clears the marks.)
-  const uint64_t staged = inbox_stages_->peek(unsigned(port_clock_.cycle & 1) ^ 1, first_port / 64,
-                                              inbox_mask_ << (first_port % 64)) >>
-                          (first_port % 64);
+  const uint64_t staged = inbox_marks(p);
   for (uint64_t bits = staged; bits != 0; bits &= bits - 1)
     to_slice_[p * subs_ + uint32_t(std::countr_zero(bits))].receive();
   return staged != 0;

@@ -83,10 +83,9 @@ class MemorySystem : public MemoryModel {
   void run_unit(uint32_t unit, const MemoryEdge* edges, size_t count) override;
   // The same for units [first, last), except that an asleep partition with
   // nothing to do in this cycle (no packet arrived, no pops to publish, no
-  // channel event due) is not run at all: its clocks catch up with the
-  // edges end_cycle recorded when it next runs.
+  // channel event due) is not run at all: its edges would only move its
+  // clocks, which nothing reads before it runs edges again (PartitionState).
   void run_units(uint32_t first, uint32_t last, const MemoryEdge* edges, size_t count) override;
-  void end_cycle(const MemoryEdge* edges, size_t count) override;
 
   // Copy engine (MemcpyHtoD): the copied bytes land in the L2 as written data.
   void copy_to_device(uint64_t addr, uint64_t bytes) override;
@@ -118,8 +117,13 @@ class MemorySystem : public MemoryModel {
   };
   // State of one partition unit, on a cache line of its own (units run on different threads).
   struct alignas(64) PartitionState {
-    uint64_t l2_now = 0;         // the partition's latest L2 edge
-    uint64_t dram_now = 0;       // the partition's latest DRAM edge
+    // The partition's latest L2 and DRAM edges run. run_units skips an
+    // asleep partition's idle cycles, so asleep they may lag; nothing reads
+    // them before it runs edges again: sleep_through and the cycles set them
+    // first, a woken partition cannot fall asleep in the cycle it woke (its
+    // packet is queued), and a fill needs a DRAM request sent after waking.
+    uint64_t l2_now = 0;
+    uint64_t dram_now = 0;
     uint64_t channel_wake = 0;   // asleep: the channel's next_event (its first cycle that is more than time passing)
     uint64_t in_slices = 0;      // requests its slices accepted and have not replied to (each gets one reply)
     uint32_t channel_rr = 0;     // the subpartition after the last one the channel served
@@ -138,6 +142,8 @@ class MemorySystem : public MemoryModel {
   // Whether run_partition would do more than keep the partition's time in
   // a cycle whose last DRAM edge is `dram_last` (any_dram: it has one).
   bool partition_has_work(uint32_t partition, bool any_dram, uint64_t dram_last) const;
+  // The partition's inboxes staged into in the previous cycle, a bit per subpartition.
+  uint64_t inbox_marks(uint32_t partition) const;
   // An asleep partition's edges: its clocks advance, its channel cycles only at its next_event (a refresh).
   void sleep_through(uint32_t partition, const MemoryEdge* edges, size_t count);
   void partition_l2_cycle(uint32_t partition, uint64_t cycle);
@@ -187,9 +193,6 @@ class MemorySystem : public MemoryModel {
   std::vector<std::unique_ptr<L2Slice>> slices_;
   std::vector<std::unique_ptr<DramChannel>> channels_;
   std::vector<PartitionState> partitions_;
-  // The last L2 and DRAM edges of the cycles run so far (end_cycle): where
-  // the clocks of an asleep partition that run_units skipped stand.
-  uint64_t latest_l2_ = 0, latest_dram_ = 0;
 };
 
 }  // namespace lockstep

@@ -100,7 +100,6 @@ std::vector<KernelResult> Gpu::run(TraceSource& trace, const std::vector<KernelJ
     });
     // Phase B: the memory-side units and the clusters, on the schedule's threads.
     engine.run_cycle(now);
-    memory_->end_cycle(edges_.data(), edges_.size());
     // Phase C (leader): retirements close kernels.
     views_changed = false;
     for (const auto& cluster : clusters_) views_changed |= cluster->take_views_changed();

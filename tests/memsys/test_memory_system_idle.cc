@@ -30,7 +30,7 @@ MemorySpec spec_with(bool per_bank_refresh) {
 }
 
 // One clock for every memory-side edge, the SMs' side of the ports played by the test.
-// `skipping`: the units run as the GPU runs them (run_units, end_cycle: asleep
+// `skipping`: the units run as the GPU runs them (run_units: asleep
 // partitions with nothing to do are skipped), else each by run_unit.
 // `edge_pattern`: 0, every clock every cycle; 1, L2 edges in 2 of 3 cycles
 // and DRAM edges in every other one (numbered in their own domains).
@@ -55,7 +55,6 @@ class Rig {
     if (edge_pattern_ == 0 || cycle_ % 2 == 0) edges[count++] = {MemoryClock::kDram, dram_cycle_++};
     if (skipping_) {
       memory_.run_units(0, memory_.units(), edges, count);
-      memory_.end_cycle(edges, count);
     } else {
       for (uint32_t u = 0; u < memory_.units(); ++u) memory_.run_unit(u, edges, count);
     }
