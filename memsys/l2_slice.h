@@ -88,6 +88,17 @@ class L2Slice {
 
   // Nothing queued, in the pipeline or outstanding.
   bool idle() const;
+  // The first L2 cycle at which cycle() may do more than keep time: the
+  // head of the tag pipeline's ready cycle when the pipeline holds all the
+  // slice holds (UINT64_MAX: nothing at all), else 0. (cycle() moves the
+  // pipeline's head on from its ready cycle; until then, with every other
+  // queue empty, it finds nothing to do.)
+  uint64_t quiet_until() const {
+    if (!(replies_.empty() && input_.empty() && released_.empty() && atomic_unit_.empty() && fills_.empty() &&
+          miss_queue_.empty() && to_dram_.empty() && mshrs_.empty()))
+      return 0;
+    return pipeline_.empty() ? UINT64_MAX : pipeline_.front().ready;
+  }
 
   const L2SliceStats& stats(uint32_t slot) const { return stats_[slot]; }
   L2SliceStats take_stats(uint32_t slot);

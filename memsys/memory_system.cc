@@ -142,23 +142,30 @@ void MemorySystem::run_unit(uint32_t unit, const MemoryEdge* edges, size_t count
 
 void MemorySystem::run_units(uint32_t first, uint32_t last, const MemoryEdge* edges, size_t count) {
   for (uint32_t u = first; u < std::min(last, kFirstPartitionUnit); ++u) run_unit(u, edges, count);
-  bool any_dram = false;
-  uint64_t dram_last = 0;
-  for (size_t i = 0; i < count; ++i)
-    if (edges[i].clock == MemoryClock::kDram) {
-      any_dram = true;
-      dram_last = edges[i].cycle;
-    }
+  LastEdges last_edges;
+  for (size_t i = 0; i < count; ++i) {
+    if (edges[i].clock == MemoryClock::kDram) last_edges.dram = edges[i].cycle;
+    else if (edges[i].clock == MemoryClock::kL2) last_edges.l2 = edges[i].cycle;
+  }
   for (uint32_t u = std::max(first, kFirstPartitionUnit); u < last; ++u) {
     const uint32_t p = u - kFirstPartitionUnit;
-    if (partition_has_work(p, any_dram, dram_last)) run_partition(p, edges, count);  // (else only time passes)
+    if (partition_has_work(p, last_edges)) {
+      run_partition(p, edges, count);
+    } else if (PartitionState& state = partitions_[p]; state.dozing && state.pops_unpublished) {
+      // (Else only time passes.) A dozing partition's last pops, published
+      // in the cycle after too, as run_partition's asleep path does.
+      publish_inbox_pops(p);
+      state.pops_unpublished = false;
+    }
   }
 }
 
-bool MemorySystem::partition_has_work(uint32_t p, bool any_dram, uint64_t dram_last) const {
+bool MemorySystem::partition_has_work(uint32_t p, const LastEdges& last) const {
   const PartitionState& state = partitions_[p];
-  return !state.asleep || state.pops_unpublished || (any_dram && dram_last >= state.channel_wake) ||
-         inbox_marks(p) != 0;
+  if (!state.asleep && !state.dozing) return true;
+  if (inbox_marks(p) != 0 || (last.dram != UINT64_MAX && last.dram >= state.channel_wake)) return true;
+  if (state.dozing) return last.l2 != UINT64_MAX && last.l2 >= state.l2_wake;
+  return state.pops_unpublished;
 }
 
 uint64_t MemorySystem::inbox_marks(uint32_t p) const {
@@ -191,6 +198,7 @@ void MemorySystem::run_partition(uint32_t p, const MemoryEdge* edges, size_t cou
     }
     return;
   }
+  state.moved = 0;
   for (size_t i = 0; i < count; ++i) {
     if (edges[i].clock == MemoryClock::kL2) partition_l2_cycle(p, edges[i].cycle);
     else if (edges[i].clock == MemoryClock::kDram) partition_dram_cycle(p, edges[i].cycle);
@@ -198,7 +206,10 @@ void MemorySystem::run_partition(uint32_t p, const MemoryEdge* edges, size_t cou
   publish_inbox_pops(p);
   state.pops_unpublished = true;
   state.asleep = partition_empty(p);
-  if (state.asleep) state.channel_wake = channels_[p]->next_event(state.dram_now);
+  // (A partition whose slices took or gave a packet in this cycle mostly has
+  // more to do in the next: not worth asking whether it dozes.)
+  state.dozing = !state.asleep && state.moved == 0 && partition_dozes(p, state.l2_wake);
+  if (state.asleep || state.dozing) state.channel_wake = channels_[p]->next_event(state.dram_now);
 }
 
 void MemorySystem::sleep_through(uint32_t p, const MemoryEdge* edges, size_t count) {
@@ -290,6 +301,18 @@ bool MemorySystem::partition_empty(uint32_t partition) const {
   return true;
 }
 
+bool MemorySystem::partition_dozes(uint32_t partition, uint64_t& wake) const {
+  const PartitionState& state = partitions_[partition];
+  if (!state.returning.empty() || !channels_[partition]->holds_no_request()) return false;
+  wake = UINT64_MAX;
+  for (uint32_t s = partition * subs_; s < (partition + 1) * subs_; ++s) {
+    const uint64_t until = slices_[s]->quiet_until();
+    if (!to_slice_[s].empty() || until == 0) return false;
+    wake = std::min(wake, until);
+  }
+  return true;
+}
+
 void MemorySystem::partition_l2_cycle(uint32_t partition, uint64_t cycle) {
   partitions_[partition].l2_now = cycle;
   const uint32_t subs = subs_;
@@ -300,6 +323,7 @@ void MemorySystem::partition_l2_cycle(uint32_t partition, uint64_t cycle) {
       slice.accept(inbox.front(), cycle);
       inbox.pop();
       ++partitions_[partition].in_slices;
+      ++partitions_[partition].moved;
     }
     slice.cycle(cycle);
     LatchedQueue<MemPacket>& outbox = from_slice_[s];
@@ -307,6 +331,7 @@ void MemorySystem::partition_l2_cycle(uint32_t partition, uint64_t cycle) {
       outbox.stage(slice.reply());
       slice.pop_reply();
       --partitions_[partition].in_slices;
+      ++partitions_[partition].moved;
     }
   }
 }

@@ -81,10 +81,11 @@ class MemorySystem : public MemoryModel {
   // at the same time on different threads.
   uint32_t units() const override { return kFirstPartitionUnit + uint32_t(channels_.size()); }
   void run_unit(uint32_t unit, const MemoryEdge* edges, size_t count) override;
-  // The same for units [first, last), except that an asleep partition with
-  // nothing to do in this cycle (no packet arrived, no pops to publish, no
-  // channel event due) is not run at all: its edges would only move its
-  // clocks, which nothing reads before it runs edges again (PartitionState).
+  // The same for units [first, last), except that an asleep or dozing
+  // partition with nothing to do in this cycle (no packet arrived, no pops
+  // to publish, no channel event due, no request ready in its slices' tag
+  // pipelines) is not run at all: its edges would only move its clocks,
+  // which nothing reads before it runs edges again (PartitionState).
   void run_units(uint32_t first, uint32_t last, const MemoryEdge* edges, size_t count) override;
 
   // Copy engine (MemcpyHtoD): the copied bytes land in the L2 as written data.
@@ -118,18 +119,25 @@ class MemorySystem : public MemoryModel {
   // State of one partition unit, on a cache line of its own (units run on different threads).
   struct alignas(64) PartitionState {
     // The partition's latest L2 and DRAM edges run. run_units skips an
-    // asleep partition's idle cycles, so asleep they may lag; nothing reads
-    // them before it runs edges again: sleep_through and the cycles set them
-    // first, a woken partition cannot fall asleep in the cycle it woke (its
-    // packet is queued), and a fill needs a DRAM request sent after waking.
+    // asleep or dozing partition's idle cycles, so then they may lag;
+    // nothing reads them before it runs edges again: sleep_through and the
+    // cycles set them first, a woken partition cannot fall asleep in the
+    // cycle it woke (its packet is queued), and a fill needs a DRAM request
+    // sent after waking (a dozing partition's channel holds none).
     uint64_t l2_now = 0;
     uint64_t dram_now = 0;
     uint64_t channel_wake = 0;   // asleep: the channel's next_event (its first cycle that is more than time passing)
     uint64_t in_slices = 0;      // requests its slices accepted and have not replied to (each gets one reply)
     uint32_t channel_rr = 0;     // the subpartition after the last one the channel served
+    uint32_t moved = 0;          // requests its slices took and replies they gave in its last cycle
     // Nothing queued anywhere in the partition after its last cycle
     // (partition_empty): until a packet reaches an inbox, its edges only keep time.
     bool asleep = true;
+    // Not asleep, but all it holds is requests in its slices' tag pipelines
+    // (partition_dozes): until l2_wake, the first L2 cycle one of them is
+    // ready, or a packet reaches an inbox, its edges only keep time too.
+    bool dozing = false;
+    uint64_t l2_wake = UINT64_MAX;
     bool pops_unpublished = false;  // its inboxes' pops of the last awake cycle wait for the cycle after
     RingQueue<DelayedFill> returning;  // read data on its way back (dram.extra_latency), at most dram.return_queue
   };
@@ -140,8 +148,11 @@ class MemorySystem : public MemoryModel {
   void reply_net_cycle(uint64_t cycle);
   void run_partition(uint32_t partition, const MemoryEdge* edges, size_t count);
   // Whether run_partition would do more than keep the partition's time in
-  // a cycle whose last DRAM edge is `dram_last` (any_dram: it has one).
-  bool partition_has_work(uint32_t partition, bool any_dram, uint64_t dram_last) const;
+  // a cycle whose last L2 and DRAM edges are `last.l2` and `last.dram` (UINT64_MAX: none).
+  struct LastEdges {
+    uint64_t l2 = UINT64_MAX, dram = UINT64_MAX;
+  };
+  bool partition_has_work(uint32_t partition, const LastEdges& last) const;
   // The partition's inboxes staged into in the previous cycle, a bit per subpartition.
   uint64_t inbox_marks(uint32_t partition) const;
   // An asleep partition's edges: its clocks advance, its channel cycles only at its next_event (a refresh).
@@ -151,6 +162,10 @@ class MemorySystem : public MemoryModel {
   // Nothing queued anywhere in the partition (its inboxes after receive, its
   // slices, the channel, the DRAM return queue): its cycles only keep time.
   bool partition_empty(uint32_t partition) const;
+  // Not empty, but its inboxes, return queue and channel are, and its slices
+  // hold only requests in their tag pipelines: true, with `wake` the first
+  // L2 cycle one of those is ready.
+  bool partition_dozes(uint32_t partition, uint64_t& wake) const;
   // Receives the partition's inboxes that were staged into in the previous
   // cycle (inbox_stages_); whether there was one.
   bool receive_inboxes(uint32_t partition);

@@ -124,11 +124,13 @@ TEST(MemorySystemIdle, IdleAgreesWithEveryBlockAtEveryCycle) {
   }
 }
 
-// Skipping asleep partitions that have nothing to do (the GPU's run_units)
-// changes nothing: every reply arrives in the same cycle and every counter of
-// every block is the same as when every unit runs every cycle, with clocks
-// that tick in every cycle and with clocks that skip some.
-TEST(MemorySystemIdle, SkippingAsleepPartitionsChangesNoCycleAndNoCounter) {
+// Skipping asleep partitions that have nothing to do, and dozing ones (only
+// requests in their slices' tag pipelines) until one is ready (the GPU's
+// run_units), changes nothing: every reply arrives in the same cycle and
+// every counter of every block is the same as when every unit runs every
+// cycle, with clocks that tick in every cycle and with clocks that skip
+// some. (It fails when a dozing partition wakes a cycle late.)
+TEST(MemorySystemIdle, SkippingAsleepAndDozingPartitionsChangesNoCycleAndNoCounter) {
   for (const int pattern : {0, 1}) {
     for (const bool per_bank : {false, true}) {
       SCOPED_TRACE(testing::Message() << "edge pattern " << pattern << (per_bank ? ", per-bank" : ", all-bank")
