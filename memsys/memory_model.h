@@ -60,8 +60,13 @@ class MemoryModel {
 
   // Nothing in flight anywhere below the SMs (ports included).
   virtual bool idle() const = 0;
-  // With idle(): the first DRAM cycle after `dram_now` (the last DRAM edge
-  // run) at which a unit can change state; UINT64_MAX when none ever will.
+  // Between cycles: 0 when a unit may change state in the next cycle; else
+  // the first L2 cycle in which one may, as far as what it holds goes (a
+  // request waiting out a fixed latency), UINT64_MAX when it holds nothing
+  // (idle()). The DRAM clock's events are next_event_when_idle's.
+  virtual uint64_t l2_wake() const { return idle() ? UINT64_MAX : 0; }
+  // With l2_wake() != 0: the first DRAM cycle after `dram_now` (the last
+  // DRAM edge run) at which a unit can change state; UINT64_MAX when none ever will.
   virtual uint64_t next_event_when_idle(uint64_t dram_now) const = 0;
   // The model's counters for one statistics slot, and reset.
   virtual MemoryStats take_stats(uint32_t slot) = 0;

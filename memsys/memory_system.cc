@@ -375,27 +375,32 @@ void MemorySystem::invalidate_caches() {
   for (auto& s : slices_) s->invalidate();
 }
 
-bool MemorySystem::idle() const {
+uint64_t MemorySystem::l2_wake() const {
   // The likeliest to be busy first. An asleep partition has nothing queued
-  // (inboxes, slices, channel, return queue); its channel may still be
-  // moving write data.
-  if (!request_net_->idle() || !reply_net_->idle()) return false;
-  for (uint32_t p = 0; p < partitions_.size(); ++p)
-    if (!partitions_[p].asleep || !channels_[p]->idle()) return false;
+  // (inboxes, slices, channel, return queue), a dozing one only requests in
+  // its slices' tag pipelines; the channel of either may still be moving
+  // write data.
+  if (!request_net_->idle() || !reply_net_->idle()) return 0;
+  uint64_t wake = UINT64_MAX;
+  for (uint32_t p = 0; p < partitions_.size(); ++p) {
+    const PartitionState& state = partitions_[p];
+    if (!(state.asleep || state.dozing) || !channels_[p]->idle()) return 0;
+    if (state.dozing) wake = std::min(wake, state.l2_wake);
+  }
   // Packets staged in the cycle just run (those of the cycle before were
   // received in it: every consumer of these ports takes its marks each cycle).
   const unsigned parity = unsigned(port_clock_.cycle & 1);
-  if (sms_staged_->any(parity) || slices_staged_->any(parity) || inbox_stages_->any(parity)) return false;
+  if (sms_staged_->any(parity) || slices_staged_->any(parity) || inbox_stages_->any(parity)) return 0;
   // Packets received and not yet popped: in the ports the crossbar units found holding some.
   bool holding = false;
   for_each_set_bit(requesting_sms_, 0, requesting_sms_.size(),
                    [&](uint32_t sm) { holding |= !to_memory_[sm].empty(); });
   for_each_set_bit(replying_slices_, 0, replying_slices_.size(),
                    [&](uint32_t s) { holding |= !from_slice_[s].empty(); });
-  if (holding) return false;
+  if (holding) return 0;
   for (const auto& q : from_memory_)
-    if (!q.idle()) return false;
-  return true;
+    if (!q.idle()) return 0;
+  return wake;
 }
 
 bool MemorySystem::every_block_idle() const {

@@ -93,13 +93,17 @@ class MemorySystem : public MemoryModel {
   void invalidate_caches() override;
 
   // Nothing in flight anywhere below the SMs (ports included), between cycles.
-  bool idle() const override;
+  bool idle() const override { return l2_wake() == UINT64_MAX; }
+  // Nothing in flight but requests in dozing partitions' tag pipelines: the
+  // first L2 cycle one of them is ready (UINT64_MAX: none, idle()); else 0.
+  uint64_t l2_wake() const override;
   // The same by asking every port and block, for tests (idle() tells it from
   // the units' own summaries: the partitions asleep, the ports' stage marks).
   bool every_block_idle() const;
-  // With idle(): the first DRAM cycle after `dram_now` (the last DRAM edge
-  // run) at which a unit can change state (a refresh falls due); UINT64_MAX
-  // when none ever will. Until then every edge of every unit is a no-op.
+  // With l2_wake() != 0: the first DRAM cycle after `dram_now` (the last
+  // DRAM edge run) at which a unit can change state (a refresh falls due);
+  // UINT64_MAX when none ever will. Until then and l2_wake() every edge of
+  // every unit is a no-op.
   uint64_t next_event_when_idle(uint64_t dram_now) const override;
   // The memory side's counters for one statistics slot, per block instance
   // ("icnt.request", "icnt.reply", "l2.slice<id>" by id, "dram.channel<id>"

@@ -29,10 +29,16 @@ Gpu::~Gpu() = default;
 
 uint64_t Gpu::memory_quiet_until(uint64_t now) const {
   const uint64_t dram_edges = clocks_.cycles(ClockDomain::kDram);
-  if (dram_edges == 0 || !memory_->idle()) return now + 1;
+  if (dram_edges == 0) return now + 1;
+  // Nothing moves below the SMs before a request waiting in an L2 tag
+  // pipeline is ready (l2_wake) or the DRAM clock's next event.
+  const uint64_t l2_wake = memory_->l2_wake();
+  if (l2_wake == 0) return now + 1;
+  uint64_t until = UINT64_MAX;
+  if (l2_wake != UINT64_MAX) until = clocks_.core_cycle_of(ClockDomain::kL2, l2_wake);
   const uint64_t dram_event = memory_->next_event_when_idle(dram_edges - 1);
-  if (dram_event == UINT64_MAX) return UINT64_MAX;
-  return std::max(clocks_.core_cycle_of(ClockDomain::kDram, dram_event), now + 1);
+  if (dram_event != UINT64_MAX) until = std::min(until, clocks_.core_cycle_of(ClockDomain::kDram, dram_event));
+  return until == UINT64_MAX ? UINT64_MAX : std::max(until, now + 1);
 }
 
 void Gpu::skip_cycles(uint64_t now, uint64_t until) {
