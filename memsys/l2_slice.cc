@@ -191,11 +191,6 @@ void L2Slice::warm(uint64_t addr, uint32_t bytes) {
   }
 }
 
-bool L2Slice::idle() const {
-  return pipeline_.empty() && input_.empty() && miss_queue_.empty() && to_dram_.empty() && fills_.empty() &&
-         released_.empty() && atomic_unit_.empty() && replies_.empty() && mshrs_.empty();
-}
-
 L2SliceStats L2Slice::take_stats(uint32_t slot) {
   const L2SliceStats s = stats_[slot];
   stats_[slot] = L2SliceStats{};

@@ -87,7 +87,7 @@ class L2Slice {
   void invalidate() { policy_.invalidate(); }
 
   // Nothing queued, in the pipeline or outstanding.
-  bool idle() const;
+  bool idle() const { return quiet_until() == UINT64_MAX; }
   // The first L2 cycle at which cycle() may do more than keep time: the
   // head of the tag pipeline's ready cycle when the pipeline holds all the
   // slice holds (UINT64_MAX: nothing at all), else 0. (cycle() moves the

@@ -149,23 +149,18 @@ void MemorySystem::run_units(uint32_t first, uint32_t last, const MemoryEdge* ed
   }
   for (uint32_t u = std::max(first, kFirstPartitionUnit); u < last; ++u) {
     const uint32_t p = u - kFirstPartitionUnit;
-    if (partition_has_work(p, last_edges)) {
-      run_partition(p, edges, count);
-    } else if (PartitionState& state = partitions_[p]; state.dozing && state.pops_unpublished) {
-      // (Else only time passes.) A dozing partition's last pops, published
-      // in the cycle after too, as run_partition's asleep path does.
-      publish_inbox_pops(p);
-      state.pops_unpublished = false;
-    }
+    if (partition_has_work(p, last_edges)) run_partition(p, edges, count);
+    else publish_last_pops(p);  // (else only time passes)
   }
 }
 
 bool MemorySystem::partition_has_work(uint32_t p, const LastEdges& last) const {
   const PartitionState& state = partitions_[p];
-  if (!state.asleep && !state.dozing) return true;
-  if (inbox_marks(p) != 0 || (last.dram != UINT64_MAX && last.dram >= state.channel_wake)) return true;
-  if (state.dozing) return last.l2 != UINT64_MAX && last.l2 >= state.l2_wake;
-  return state.pops_unpublished;
+  if (state.awake()) return true;
+  // Asleep or dozing: a packet arrived, the channel has an event due, or a
+  // request in its slices' tag pipelines is ready (never, asleep: wake is UINT64_MAX).
+  return inbox_marks(p) != 0 || (last.dram != UINT64_MAX && last.dram >= state.channel_wake) ||
+         last.l2 >= state.wake;
 }
 
 uint64_t MemorySystem::inbox_marks(uint32_t p) const {
@@ -186,16 +181,20 @@ void MemorySystem::publish_inbox_pops(uint32_t p) {
   for (uint32_t s = p * subs_; s < (p + 1) * subs_; ++s) to_slice_[s].publish_pops();
 }
 
+void MemorySystem::publish_last_pops(uint32_t p) {
+  PartitionState& state = partitions_[p];
+  if (!state.pops_unpublished) return;
+  publish_inbox_pops(p);
+  state.pops_unpublished = false;
+}
+
 void MemorySystem::run_partition(uint32_t p, const MemoryEdge* edges, size_t count) {
   PartitionState& state = partitions_[p];
   // An inbox needs receive() only after a stage into it: the marks say which.
   const bool arrived = receive_inboxes(p);
-  if (state.asleep && !arrived) {
+  if (state.asleep() && !arrived) {
     sleep_through(p, edges, count);
-    if (state.pops_unpublished) {  // the last awake cycle's pops, published in the cycle after too
-      publish_inbox_pops(p);
-      state.pops_unpublished = false;
-    }
+    publish_last_pops(p);
     return;
   }
   state.moved = 0;
@@ -205,11 +204,10 @@ void MemorySystem::run_partition(uint32_t p, const MemoryEdge* edges, size_t cou
   }
   publish_inbox_pops(p);
   state.pops_unpublished = true;
-  state.asleep = partition_empty(p);
-  // (A partition whose slices took or gave a packet in this cycle mostly has
-  // more to do in the next: not worth asking whether it dozes.)
-  state.dozing = !state.asleep && state.moved == 0 && partition_dozes(p, state.l2_wake);
-  if (state.asleep || state.dozing) state.channel_wake = channels_[p]->next_event(state.dram_now);
+  // A partition whose slices took or gave a packet in this cycle and still
+  // hold requests mostly has more to do in the next: not worth asking.
+  state.wake = state.moved != 0 && state.in_slices != 0 ? 0 : partition_wake(p);
+  if (!state.awake()) state.channel_wake = channels_[p]->next_event(state.dram_now);
 }
 
 void MemorySystem::sleep_through(uint32_t p, const MemoryEdge* edges, size_t count) {
@@ -290,27 +288,18 @@ void MemorySystem::reply_net_cycle(uint64_t cycle) {
   });
 }
 
-bool MemorySystem::partition_empty(uint32_t partition) const {
-  // Every request a slice accepts leaves it as one reply: while some have
-  // not, the slices are busy (told without reading them).
+uint64_t MemorySystem::partition_wake(uint32_t partition) const {
+  // (Every request a slice accepts stays in it until its one reply leaves:
+  // with every slice idle, none is in flight.)
   const PartitionState& state = partitions_[partition];
-  if (state.in_slices != 0 || !state.returning.empty() || !channels_[partition]->holds_no_request()) return false;
-  const uint32_t subs = subs_;
-  for (uint32_t s = partition * subs; s < (partition + 1) * subs; ++s)
-    if (!to_slice_[s].empty() || !slices_[s]->idle()) return false;
-  return true;
-}
-
-bool MemorySystem::partition_dozes(uint32_t partition, uint64_t& wake) const {
-  const PartitionState& state = partitions_[partition];
-  if (!state.returning.empty() || !channels_[partition]->holds_no_request()) return false;
-  wake = UINT64_MAX;
+  if (!state.returning.empty() || !channels_[partition]->holds_no_request()) return 0;
+  uint64_t wake = UINT64_MAX;
   for (uint32_t s = partition * subs_; s < (partition + 1) * subs_; ++s) {
     const uint64_t until = slices_[s]->quiet_until();
-    if (!to_slice_[s].empty() || until == 0) return false;
+    if (!to_slice_[s].empty() || until == 0) return 0;
     wake = std::min(wake, until);
   }
-  return true;
+  return wake;
 }
 
 void MemorySystem::partition_l2_cycle(uint32_t partition, uint64_t cycle) {
@@ -384,8 +373,8 @@ uint64_t MemorySystem::l2_wake() const {
   uint64_t wake = UINT64_MAX;
   for (uint32_t p = 0; p < partitions_.size(); ++p) {
     const PartitionState& state = partitions_[p];
-    if (!(state.asleep || state.dozing) || !channels_[p]->idle()) return 0;
-    if (state.dozing) wake = std::min(wake, state.l2_wake);
+    if (state.awake() || !channels_[p]->idle()) return 0;
+    wake = std::min(wake, state.wake);
   }
   // Packets staged in the cycle just run (those of the cycle before were
   // received in it: every consumer of these ports takes its marks each cycle).

@@ -130,18 +130,18 @@ class MemorySystem : public MemoryModel {
     // sent after waking (a dozing partition's channel holds none).
     uint64_t l2_now = 0;
     uint64_t dram_now = 0;
-    uint64_t channel_wake = 0;   // asleep: the channel's next_event (its first cycle that is more than time passing)
+    uint64_t channel_wake = 0;   // not awake: the channel's next_event (its first cycle that is more than time passing)
     uint64_t in_slices = 0;      // requests its slices accepted and have not replied to (each gets one reply)
     uint32_t channel_rr = 0;     // the subpartition after the last one the channel served
     uint32_t moved = 0;          // requests its slices took and replies they gave in its last cycle
-    // Nothing queued anywhere in the partition after its last cycle
-    // (partition_empty): until a packet reaches an inbox, its edges only keep time.
-    bool asleep = true;
-    // Not asleep, but all it holds is requests in its slices' tag pipelines
-    // (partition_dozes): until l2_wake, the first L2 cycle one of them is
-    // ready, or a packet reaches an inbox, its edges only keep time too.
-    bool dozing = false;
-    uint64_t l2_wake = UINT64_MAX;
+    // After its last cycle (partition_wake): 0, awake (it has work);
+    // UINT64_MAX, asleep (nothing queued anywhere in it); else dozing (all
+    // it holds is requests in its slices' tag pipelines, the first ready at
+    // this L2 cycle). Asleep or dozing, until a packet reaches an inbox or
+    // (dozing) the wake cycle comes, its edges only keep time.
+    uint64_t wake = UINT64_MAX;
+    bool awake() const { return wake == 0; }
+    bool asleep() const { return wake == UINT64_MAX; }
     bool pops_unpublished = false;  // its inboxes' pops of the last awake cycle wait for the cycle after
     RingQueue<DelayedFill> returning;  // read data on its way back (dram.extra_latency), at most dram.return_queue
   };
@@ -152,9 +152,10 @@ class MemorySystem : public MemoryModel {
   void reply_net_cycle(uint64_t cycle);
   void run_partition(uint32_t partition, const MemoryEdge* edges, size_t count);
   // Whether run_partition would do more than keep the partition's time in
-  // a cycle whose last L2 and DRAM edges are `last.l2` and `last.dram` (UINT64_MAX: none).
+  // a cycle whose last L2 and DRAM edges are `last.l2` (0: none; no
+  // partition waits for L2 edge 0) and `last.dram` (UINT64_MAX: none).
   struct LastEdges {
-    uint64_t l2 = UINT64_MAX, dram = UINT64_MAX;
+    uint64_t l2 = 0, dram = UINT64_MAX;
   };
   bool partition_has_work(uint32_t partition, const LastEdges& last) const;
   // The partition's inboxes staged into in the previous cycle, a bit per subpartition.
@@ -163,17 +164,19 @@ class MemorySystem : public MemoryModel {
   void sleep_through(uint32_t partition, const MemoryEdge* edges, size_t count);
   void partition_l2_cycle(uint32_t partition, uint64_t cycle);
   void partition_dram_cycle(uint32_t partition, uint64_t cycle);
-  // Nothing queued anywhere in the partition (its inboxes after receive, its
-  // slices, the channel, the DRAM return queue): its cycles only keep time.
-  bool partition_empty(uint32_t partition) const;
-  // Not empty, but its inboxes, return queue and channel are, and its slices
-  // hold only requests in their tag pipelines: true, with `wake` the first
-  // L2 cycle one of those is ready.
-  bool partition_dozes(uint32_t partition, uint64_t& wake) const;
+  // The partition's PartitionState::wake after its cycle: UINT64_MAX when
+  // nothing is queued anywhere in it (its inboxes after receive, its slices,
+  // the channel, the DRAM return queue); when its inboxes, return queue and
+  // channel are empty and its slices hold only requests in their tag
+  // pipelines, the first L2 cycle one of those is ready; else 0.
+  uint64_t partition_wake(uint32_t partition) const;
   // Receives the partition's inboxes that were staged into in the previous
   // cycle (inbox_stages_); whether there was one.
   bool receive_inboxes(uint32_t partition);
   void publish_inbox_pops(uint32_t partition);
+  // An asleep or dozing partition's inbox pops of its last awake cycle,
+  // published in the cycle after too (once; nothing when already done).
+  void publish_last_pops(uint32_t partition);
 
   // A crossbar unit's input ports: take in what was staged in the previous
   // cycle / publish this cycle's pops (LatchedQueue).
