@@ -84,7 +84,9 @@ int main(int argc, char** argv) try {
       return 2;
     }
   }
-  bench::ScratchDir scratch(workdir / ("lockstep-abstract-bench-" + std::to_string(::getpid())));
+  const std::unique_ptr<bench::ScratchDir> scratch_dir = bench::ScratchDir::make(workdir, "lockstep-abstract-bench");
+  if (!scratch_dir) return 1;
+  const bench::ScratchDir& scratch = *scratch_dir;
   std::vector<Case> cases;
   for (const std::string& w : workload_names()) {
     GenOptions g;

@@ -7,9 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,15 +31,35 @@ inline bool wants_help(int argc, char** argv, const char* usage) {
   return false;
 }
 
-// The benchmark's scratch directory: removed when the object goes (any
-// return) and on SIGINT, SIGTERM or SIGHUP (frontend/io/interrupt_cleanup.h).
-// Construct it first in main(), before any thread starts.
+// The benchmark's scratch directory: a new directory made inside `parent`
+// (created if missing) with a unique name starting with `prefix`, removed
+// when the object goes (any return) and on SIGINT, SIGTERM or SIGHUP
+// (frontend/io/interrupt_cleanup.h). Only that new directory is ever removed,
+// never `parent` or anything else in it: --workdir names where scratch goes,
+// and may be a directory that holds the user's own files. Construct it first
+// in main(), before any thread starts (make(): null, after saying what and
+// where on stderr, when the directory cannot be made).
 class ScratchDir {
  public:
-  explicit ScratchDir(std::filesystem::path path) : path_(std::move(path)) {
+  static std::unique_ptr<ScratchDir> make(const std::filesystem::path& parent, const std::string& prefix) {
+    try {
+      return std::make_unique<ScratchDir>(parent, prefix);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return nullptr;
+    }
+  }
+  // Throws std::runtime_error (what and where) when the directory cannot be made.
+  ScratchDir(const std::filesystem::path& parent, const std::string& prefix) {
     InterruptCleanup::install();
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    std::string name = (parent / (prefix + "-XXXXXX")).string();
+    if (ec || ::mkdtemp(name.data()) == nullptr)
+      throw std::runtime_error("cannot make a scratch directory in " + parent.string() + ": " +
+                               (ec ? ec.message() : std::string(std::strerror(errno))));
+    path_ = name;
     InterruptCleanup::add(path_);
-    std::filesystem::create_directories(path_);
   }
   ~ScratchDir() {
     std::error_code ec;

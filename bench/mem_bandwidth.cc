@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
                                   "configured peaks.\n"))
     return 0;
   std::string gpu = "QV100", size = "1M", arch, only;
-  fs::path workdir = fs::temp_directory_path() / ("lockstep-membench-" + std::to_string(getpid()));
+  fs::path workdir = fs::temp_directory_path();
   if (argc % 2 == 0) {
     std::fprintf(stderr, "option %s needs a value (see --help)\n", argv[argc - 1]);
     return 2;
@@ -109,7 +109,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const lockstep::bench::ScratchDir scratch(workdir);  // removed on any exit, also by SIGINT/SIGTERM
+  // Removed on any exit, also by SIGINT/SIGTERM.
+  const auto scratch = lockstep::bench::ScratchDir::make(workdir, "lockstep-bandwidth-bench");
+  if (!scratch) return 1;
+  workdir = scratch->path();
   try {
     const GpuSpec spec = load_gpu_spec(gpu);
     const MemorySpec& m = spec.memory;

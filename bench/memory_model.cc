@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
   std::string size = "2M", gpu = "QV100";
   uint32_t rss_scale = 100;
   fs::path traces = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
-  fs::path workdir = fs::temp_directory_path() / ("lockstep-membench-" + std::to_string(getpid()));
+  fs::path workdir = fs::temp_directory_path();
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--size") size = v;
@@ -140,7 +140,10 @@ int main(int argc, char** argv) {
     }
   }
   const fs::path lockstep = fs::canonical("/proc/self/exe").parent_path().parent_path() / "lockstep";
-  const lockstep::bench::ScratchDir scratch(workdir);  // removed on any exit, also by SIGINT/SIGTERM
+  // Removed on any exit, also by SIGINT/SIGTERM.
+  const auto scratch = lockstep::bench::ScratchDir::make(workdir, "lockstep-memory-model-bench");
+  if (!scratch) return 1;
+  workdir = scratch->path();
   const fs::path json = workdir / "stats.json";
   std::printf("memory_model: lockstep run --model memory vs the cycle model, 1 thread, GPU %s (real traces: their own "
               "architecture)\n",

@@ -315,7 +315,7 @@ int main(int argc, char** argv) {
   int repeat = 1;
   Options o;
   fs::path traces_dir = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
-  fs::path workdir = fs::temp_directory_path() / ("lockstep-simbench-" + std::to_string(getpid()));
+  fs::path workdir = fs::temp_directory_path();
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--mode") mode = v;
@@ -347,7 +347,10 @@ int main(int argc, char** argv) {
   if (threads.empty()) threads = {1};
   o.perfect = memory == "perfect";
   o.lockstep = fs::canonical("/proc/self/exe").parent_path().parent_path() / "lockstep";
-  const lockstep::bench::ScratchDir scratch(workdir);  // removed on any exit, also by SIGINT/SIGTERM
+  // Removed on any exit, also by SIGINT/SIGTERM.
+  const auto scratch = lockstep::bench::ScratchDir::make(workdir, "lockstep-sim-bench");
+  if (!scratch) return 1;
+  workdir = scratch->path();
   o.json = workdir / "stats.json";
   try {
     if (mode == "rss") {

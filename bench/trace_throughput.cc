@@ -275,7 +275,7 @@ int run_index(const fs::path& workdir, const std::string& sizes) {
     const uint64_t blocks = lockstep::parse_size(size);
     double info_mb[2] = {0, 0};
     for (const uint32_t version : {uint32_t(2), lockstep::container::kFormatVersion}) {
-      const fs::path lst = workdir / ("v" + std::to_string(version) + "-" + size + ".lst");
+      const fs::path lst = workdir / (std::string("v").append(std::to_string(version)).append("-").append(size).append(".lst"));
       const ChildRun conv = run_child({lockstep_bin.string(), "convert", text.string(), "-o", lst.string(), "-q",
                                        "--format-version", std::to_string(version)});
       const ChildRun info = run_child({lockstep_bin.string(), "info", lst.string()}, true);
@@ -310,7 +310,7 @@ int main(int argc, char** argv) {
           "                        a trace's block index in each format: file size, info and run peak RSS\n"))
     return 0;
   Options o;
-  o.workdir = fs::temp_directory_path() / ("lockstep-bench-" + std::to_string(getpid()));
+  o.workdir = fs::temp_directory_path();
   bool all = false, size_given = false, index = false;
   std::string index_blocks = "100K,1M";
   for (int i = 1; i < argc; ++i) {
@@ -336,7 +336,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const lockstep::bench::ScratchDir scratch(o.workdir);  // removed on any exit, also by SIGINT/SIGTERM
+  // Removed on any exit, also by SIGINT/SIGTERM.
+  const auto scratch = lockstep::bench::ScratchDir::make(o.workdir, "lockstep-trace-bench");
+  if (!scratch) return 1;
+  o.workdir = scratch->path();
   if (index) {
     fs::create_directories(o.workdir);
     return run_index(o.workdir, index_blocks);
