@@ -102,26 +102,53 @@ TEST(DailyUse, EveryBenchmarkTakesHelp) {
   }
 }
 
-// A benchmark killed mid-run removes its scratch directory (and its child).
+// A benchmark killed mid-run removes its scratch directory (and its child);
+// the --workdir it was given, and what else that holds, stay.
 TEST(DailyUse, AKilledBenchmarkLeavesNoScratchFiles) {
   if (!fs::exists(bench_binary("sim_throughput"))) GTEST_SKIP() << "benchmarks not built (LOCKSTEP_BENCH=OFF)";
   test::ScratchDir dir("daily");
+  const fs::path work = dir / "work";
+  fs::create_directories(work);
+  test::write_text(work / "notes.txt", "the user's own file\n");
   for (int sig : {SIGTERM, SIGINT}) {
     SCOPED_TRACE(sig);
-    const fs::path work = dir / "work";
     const test::Child c = test::spawn({bench_binary("sim_throughput").string(), "--size", "200K", "--workdir", work.string()},
                                       dir / "out.txt", dir / "err.txt");
-    // Kill it once it has files in its scratch directory.
+    // Kill it once it has files in its scratch directory (a new one inside `work`).
     const auto start = Clock::now();
-    auto has_files = [&] { return fs::is_directory(work) && !fs::is_empty(work); };
+    auto has_files = [&] {
+      for (const fs::directory_entry& e : fs::directory_iterator(work))
+        if (e.is_directory() && !fs::is_empty(e.path())) return true;
+      return false;
+    };
     while (!has_files() && Clock::now() - start < std::chrono::seconds(30))
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     ASSERT_TRUE(has_files()) << test::read_text(dir / "err.txt");
     ::kill(c.pid, sig);
     const int status = test::wait_for(c);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
-    EXPECT_FALSE(fs::exists(work)) << "scratch directory left behind";
+    std::vector<std::string> left;
+    for (const fs::directory_entry& e : fs::directory_iterator(work)) left.push_back(e.path().filename().string());
+    EXPECT_EQ(left, std::vector<std::string>{"notes.txt"}) << "scratch directory left behind, or the user's file removed";
   }
+}
+
+// A benchmark that ends normally removes only its own scratch directory, not
+// the --workdir it was given.
+TEST(DailyUse, ABenchmarkRemovesOnlyItsOwnScratchDirectory) {
+  if (!fs::exists(bench_binary("mem_bandwidth"))) GTEST_SKIP() << "benchmarks not built (LOCKSTEP_BENCH=OFF)";
+  test::ScratchDir dir("daily");
+  const fs::path work = dir / "work";
+  fs::create_directories(work);
+  test::write_text(work / "notes.txt", "the user's own file\n");
+  const test::Child c = test::spawn({bench_binary("mem_bandwidth").string(), "--workload", "l1_read", "--size", "64K",
+                                     "--workdir", work.string()},
+                                    dir / "out.txt", dir / "err.txt");
+  const int status = test::wait_for(c);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << test::read_text(dir / "err.txt");
+  std::vector<std::string> left;
+  for (const fs::directory_entry& e : fs::directory_iterator(work)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"notes.txt"});
 }
 
 }  // namespace
