@@ -157,8 +157,16 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
   const SectorCache& cache = l1_.cache();
   // Consecutive sectors the L1's own size: a line's accesses run to the line's end.
   const bool runs = consecutive && l1_sectors_are_32_;
+  // A cached load's accesses to one line one after another are looked up
+  // together even when a sector comes again (8-lane groups of a misaligned
+  // warp share their boundary sectors): nothing changes the L1 between them
+  // but the line becoming most recently used, so a sector met again finds
+  // what it found the first time, and its miss is already being fetched
+  // (line_accesses counts each access). Other accesses take each sector once.
+  const bool repeats_join = kind == L1Access::kLoad;
   for (size_t i = 0; i < sectors_.size();) {
-    // The accesses from i on to one L1 line, each sector once.
+    // The accesses from i on to one L1 line, each sector once (or, for a
+    // cached load, again).
     const uint64_t line = cache.line_addr(sectors_[i].sector * kSectorBytes);
     uint32_t sectors = 0;
     size_t end = i;
@@ -166,6 +174,12 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
       const uint32_t s = cache.sector_in_line(sectors_[i].sector * kSectorBytes);
       end = i + std::min<size_t>(sectors_.size() - i, l1_sectors_per_line_ - s);
       sectors = uint32_t(((uint64_t(1) << (end - i)) - 1) << s);
+    } else if (repeats_join) {
+      for (; end < sectors_.size(); ++end) {
+        const uint64_t addr = sectors_[end].sector * kSectorBytes;
+        if (cache.line_addr(addr) != line) break;
+        sectors |= 1u << cache.sector_in_line(addr);
+      }
     } else {
       for (; end < sectors_.size(); ++end) {
         const uint64_t addr = sectors_[end].sector * kSectorBytes;
@@ -191,7 +205,15 @@ void FunctionalSm::line_accesses(L1Access kind, bool global_load, uint64_t line,
   switch (kind) {
     case L1Access::kLoad: {
       const uint32_t hits = l1_.load_hit_sectors(line, sectors);
-      if (global_load) stats_.l1.global_ld_hit_sectors += uint32_t(std::popcount(hits));
+      if (global_load) {
+        if (accesses.size() == size_t(std::popcount(sectors))) {
+          stats_.l1.global_ld_hit_sectors += uint32_t(std::popcount(hits));
+        } else {  // a sector met again hits again when it hit
+          const SectorCache& cache = l1_.cache();
+          for (const SectorAccess& a : accesses)
+            stats_.l1.global_ld_hit_sectors += hits >> cache.sector_in_line(a.sector * kSectorBytes) & 1;
+        }
+      }
       uint32_t missed = sectors & ~hits;
       for (const LineSectors& m : missed_)
         if (m.line == line) missed &= ~m.sectors;  // already fetched by this instruction
@@ -241,10 +263,14 @@ void FunctionalSm::send_sectors(L2RequestType type, uint64_t line, uint32_t sect
   const SectorCache& cache = l1_.cache();
   for (const SectorAccess& a : accesses) {
     const uint64_t addr = a.sector * kSectorBytes;
-    if ((sectors >> cache.sector_in_line(addr) & 1) == 0) continue;
+    // Each sector of `sectors` once, by its first access (a load's accesses
+    // may meet a sector again).
+    const uint32_t bit = 1u << cache.sector_in_line(addr);
+    if ((sectors & bit) == 0) continue;
+    sectors &= ~bit;
     const SliceAddress at = locator_.locate(addr);
-    const uint32_t bit = 1u << uint32_t((at.local & l2_line_mask_) >> l2_sector_shift_);
-    add_request(at.slice, type, at.local & ~l2_line_mask_, bit, type == L2RequestType::kRead ? 0 : a.byte_mask);
+    const uint32_t l2_bit = 1u << uint32_t((at.local & l2_line_mask_) >> l2_sector_shift_);
+    add_request(at.slice, type, at.local & ~l2_line_mask_, l2_bit, type == L2RequestType::kRead ? 0 : a.byte_mask);
   }
 }
 

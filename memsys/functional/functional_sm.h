@@ -11,7 +11,10 @@
 // once: the data of an instruction's own miss cannot be there for itself);
 // stores write through; atomics go to the L2. The sectors an instruction
 // takes one after another in one L1 line are looked up together (one tag
-// lookup: the same outcome, nothing else touches the L1 in between), and
+// lookup: the same outcome, nothing else touches the L1 in between; for a
+// cached load also when a sector comes again, as the boundary sectors of a
+// misaligned warp's lane groups do: it finds what it found the first time,
+// and each access is counted), and
 // those it sends to one L2 line one after another go as one request. What goes to the L2 is
 // appended, per slice, with the SM's step (its memory instructions so far
 // in the kernel), for the L2 to merge every SM's requests in one order.

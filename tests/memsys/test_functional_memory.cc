@@ -301,6 +301,55 @@ TEST_F(FunctionalSmTest, ASectorTwoGroupsTouchIsWrittenTwiceAndFetchedOnce) {
   EXPECT_EQ(stats_.l1.fill_sectors, 2u);
 }
 
+// A misaligned warp load: each 8-lane group's 32 bytes straddle two sectors,
+// so neighbouring groups touch their boundary sector twice. Each access is
+// a sector lookup and a hit when its sector is present; a sector missed
+// twice is fetched once, and a line's misses go to the L2 as one request.
+TEST_F(FunctionalSmTest, ASectorAMisalignedLoadMeetsTwiceCountsTwiceAndIsFetchedOnce) {
+  BlockTrace block;
+  script_.add(block, 0, load_, line_of(0x40000 + 16));  // cold: sectors 0, 1, 1, 2, 2, 3, 3 of one line, 0 of the next
+  script_.add(block, 0, load_, line_of(0x40000));       // sectors 0-3 of the first line: all present now
+  script_.add(block, 0, load_, line_of(0x40000 + 16));  // again: 7 hits, the next line's sector too
+  run(block, 128);
+  EXPECT_EQ(stats_.global_ld_sectors, 8u + 4u + 8u);
+  EXPECT_EQ(stats_.l1.global_ld_hit_sectors, 0u + 4u + 8u);
+  EXPECT_EQ(stats_.l1.miss_sectors, 5u) << "the first load's 5 sectors, each once";
+  EXPECT_EQ(stats_.l1.fill_sectors, 5u);
+  EXPECT_EQ(l2_sectors(), 5u);
+  EXPECT_EQ(l2_requests(), 2u) << "one request per line of the first load";
+}
+
+// The same load where an L2 line is half an L1 line (the L1's misses go to
+// the L2 sector by sector): each missed sector is sent once, by its first
+// access, though the load meets it twice.
+TEST(FunctionalSmLines, AnL1SectorMissedTwiceGoesToAnL2OfOtherLinesOnce) {
+  GpuSpec spec = load_gpu_spec("QV100");
+  spec.memory.l2.line_bytes = 64;
+  spec.validate();
+  const AddressMap map(spec.memory);
+  test::Script script(spec.sm);
+  const uint32_t load = script.inst("LDG.E", {2}, {4}, 4);
+  std::vector<uint64_t> lanes;
+  for (uint64_t lane = 0; lane < 32; ++lane) lanes.push_back(0x40000 + 16 + 4 * lane);
+  BlockTrace block;
+  script.add(block, 0, load, lanes);
+  FunctionalSm sm(spec, map);
+  Occupancy o;
+  o.blocks_per_sm = 1;
+  o.warps_per_block = 1;
+  o.l1_kb = 128;
+  sm.start_kernel(script.program(), o);
+  sm.give(std::make_unique<BlockTrace>(block));
+  sm.run(false);
+  size_t sent = 0;
+  for (uint32_t s = 0; s < map.slices(); ++s)
+    for (const L2Request& r : sm.requests(s)) sent += size_t(std::popcount(r.sectors));
+  const SmStats stats = sm.take_stats();
+  EXPECT_EQ(stats.global_ld_sectors, 8u);
+  EXPECT_EQ(stats.l1.miss_sectors, 5u);
+  EXPECT_EQ(sent, 5u) << "sectors 1, 2 and 3 are met twice and sent once";
+}
+
 // A block waits for a free slot: with one block per SM, the second given
 // block's warps run only after the first block retired, and run() stops when
 // a slot frees with more blocks to come.
