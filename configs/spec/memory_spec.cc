@@ -25,6 +25,7 @@ using spec::power_of_two;
 void line_and_sector(const std::string& prefix, uint32_t line, uint32_t sector) {
   power_of_two(prefix + "sector_bytes", sector);
   at_least(prefix + "sector_bytes", sector, 4);
+  at_most(prefix + "sector_bytes", sector, 32);  // a sector's bytes are one bit each of a 32-bit mask
   power_of_two(prefix + "line_bytes", line);
   at_most(prefix + "line_bytes", line, 4096);
   if (line < sector)
