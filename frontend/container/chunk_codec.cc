@@ -374,11 +374,12 @@ class ChunkDecoder {
   bool in_warp = false;
   uint64_t insts = 0;
 
-  void run(std::vector<BlockTrace>& out) {
-    const uint32_t nb = s_.msg.num_blocks();
+  void run(std::vector<BlockTrace>& out, uint32_t block_limit) {
+    const uint32_t all = s_.msg.num_blocks();
     // Every block takes at least four bytes of the block stream.
-    if (nb > blocks_.left() / 4)
-      bad(std::to_string(nb) + " blocks do not fit a block stream of " + std::to_string(blocks_.left()) + " bytes");
+    if (all > blocks_.left() / 4)
+      bad(std::to_string(all) + " blocks do not fit a block stream of " + std::to_string(blocks_.left()) + " bytes");
+    const uint32_t nb = std::min(all, block_limit);
     resize_keeping(out, nb, s_.spare_blocks);
     Dim3 prev{0, 0, 0};
     for (block = 0; block < nb; ++block) {
@@ -401,6 +402,7 @@ class ChunkDecoder {
       }
     }
     in_warp = false;
+    if (nb < all) return;  // (the rest is not read: see decode_chunk)
     for (const In* in : {&blocks_, &warps_, &ids_, &mask_runs_, &masks_, &kinds_, &values_})
       if (in->left() != 0)
         bad(std::to_string(in->left()) + " unused bytes in the " + in->name() + " stream");
@@ -705,14 +707,14 @@ std::vector<EncodedChunk> encode_block_group(uint32_t kernel_index, uint32_t fir
 }
 
 uint32_t decode_chunk(std::string_view frame, const ChunkTableInfo& table, std::vector<BlockTrace>& out,
-                      const std::string& where, ChunkScratch& scratch) {
+                      const std::string& where, ChunkScratch& scratch, uint32_t block_limit) {
   ChunkScratch::Impl& s = scratch.impl();
   decompress_frame_into(frame, where, s.raw);
   if (s.raw.size() > size_t(std::numeric_limits<int>::max()) || !s.msg.ParseFromArray(s.raw.data(), int(s.raw.size())))
     throw TraceError(where + ": bad protobuf (BlockChunk does not parse)");
   ChunkDecoder dec(table, s);
   try {
-    dec.run(out);
+    dec.run(out, block_limit);
   } catch (const DecodeError& e) {
     std::string at;
     if (dec.block < s.msg.num_blocks()) {

@@ -92,10 +92,14 @@ class ChunkScratch {
 // of bounds, and allocates no more than the decoded content needs. Returns the
 // kernel index the chunk names. Thread-safe (the first form uses a
 // thread-local scratch and builds the table info on each call).
+// `block_limit`: decode only the chunk's first block_limit blocks (`out`
+// holds at most that many); the stream past them is not read, so neither
+// the bytes left unused nor the chunk's instruction count are checked (the
+// frame's CRC and compression checksum still cover all of it).
 uint32_t decode_chunk(std::string_view frame, const StaticTable& table, std::vector<BlockTrace>& out,
                       const std::string& where);
 uint32_t decode_chunk(std::string_view frame, const ChunkTableInfo& table, std::vector<BlockTrace>& out,
-                      const std::string& where, ChunkScratch& scratch);
+                      const std::string& where, ChunkScratch& scratch, uint32_t block_limit = UINT32_MAX);
 
 // KernelTable <-> StaticTable. The table is read once (size and opcode count
 // snapshotted), so another thread may keep interning into it.

@@ -332,7 +332,8 @@ void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>
   read_chunk(k, c, out, scratch);
 }
 
-void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out, ChunkScratch& scratch) const {
+void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out, ChunkScratch& scratch,
+                                 uint32_t block_limit) const {
   const Kernel& kn = kernel(k);
   if (c >= kn.num_chunks)
     throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": chunk " + std::to_string(c) +
@@ -343,9 +344,10 @@ void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>
   const std::string where = fail_prefix() + "kernel " + std::to_string(k) + " chunk " + std::to_string(c);
   std::string& buf = scratch.frame_buffer();
   read_frame(Ref{ci.offset, ci.size, ci.crc}, where, buf);
-  const uint32_t named = decode_chunk(buf, table.info, out, where, scratch);
+  const uint32_t named = decode_chunk(buf, table.info, out, where, scratch, block_limit);
   if (named != k) throw TraceError(where + ": chunk names kernel " + std::to_string(named));
-  if (out.size() != ci.num_blocks)
+  const bool partial = block_limit < ci.num_blocks;
+  if (out.size() != std::min(ci.num_blocks, block_limit))
     throw TraceError(where + ": holds " + std::to_string(out.size()) + " blocks, the index says " +
                      std::to_string(ci.num_blocks));
   uint64_t insts = 0;
@@ -378,7 +380,7 @@ void ContainerReader::read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>
                                           : std::string()) +
                        ")");
   }
-  if (insts != ci.warp_insts)
+  if (!partial && insts != ci.warp_insts)
     throw TraceError(where + ": holds " + std::to_string(insts) + " warp instructions, the index says " +
                      std::to_string(ci.warp_insts));
 }
@@ -428,14 +430,21 @@ void ContainerReader::read_group(uint32_t k, uint32_t g, std::vector<BlockTrace>
 }
 
 uint32_t ContainerReader::read_segment(uint32_t k, uint32_t ordinal, uint32_t segment, std::vector<BlockTrace>& out,
-                                       ChunkScratch& scratch) const {
+                                       ChunkScratch& scratch, uint32_t through) const {
   const uint32_t first = chunk_of_block(k, ordinal);
   const auto index = block_index(k);
   if (segment >= index->blocks[ordinal].segments)
     throw TraceError(fail_prefix() + "kernel " + std::to_string(k) + ": block " + std::to_string(ordinal) +
                      " has no segment " + std::to_string(segment));
-  read_chunk(k, first + segment, out, scratch);
-  return index->chunks[first].first_block;
+  const uint32_t first_block = index->chunks[first].first_block;
+  const uint32_t limit = through >= ordinal && through != UINT32_MAX ? through - first_block + 1 : UINT32_MAX;
+  read_chunk(k, first + segment, out, scratch, limit);
+  return first_block;
+}
+
+std::pair<uint32_t, uint32_t> ContainerReader::group_blocks(uint32_t k, uint32_t ordinal) const {
+  const ChunkInfo& ci = block_index(k)->chunks[chunk_of_block(k, ordinal)];
+  return {ci.first_block, ci.first_block + ci.num_blocks};
 }
 
 std::unique_ptr<ContainerReader::StreamStorage> ContainerReader::take_stream_storage() const {

@@ -79,14 +79,20 @@ class ContainerReader {
   // ordinal, segment and segments set). The first form decodes with a
   // thread-local scratch.
   void read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out) const;
-  void read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out, ChunkScratch& scratch) const;
+  // `block_limit`: only the chunk's first block_limit blocks (decode_chunk).
+  void read_chunk(uint32_t k, uint32_t c, std::vector<BlockTrace>& out, ChunkScratch& scratch,
+                  uint32_t block_limit = UINT32_MAX) const;
   // Group g's blocks: whole (every segment read and joined), or their first segments.
   enum class Parts { kWhole, kFirstSegment };
   void read_group(uint32_t k, uint32_t g, std::vector<BlockTrace>& out, ChunkScratch& scratch, Parts parts) const;
   // Decodes the chunk holding segment `segment` of block `ordinal` (and of
-  // the rest of its group) into `out`; returns the group's first block.
+  // the rest of its group, up to block `through` when that is >= ordinal:
+  // the later blocks' parts are not decoded) into `out`; returns the group's
+  // first block.
   uint32_t read_segment(uint32_t k, uint32_t ordinal, uint32_t segment, std::vector<BlockTrace>& out,
-                        ChunkScratch& scratch) const;
+                        ChunkScratch& scratch, uint32_t through = UINT32_MAX) const;
+  // The blocks of the group holding block `ordinal` of kernel k: [first, end).
+  std::pair<uint32_t, uint32_t> group_blocks(uint32_t k, uint32_t ordinal) const;
   // Decodes the blocks' group and returns block `ordinal`, whole.
   BlockTrace read_block(uint32_t k, uint32_t ordinal) const;
   // Reads every kernel table and every chunk: each frame's CRC, its

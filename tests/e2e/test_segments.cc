@@ -7,6 +7,7 @@
 // segments out of order.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -203,6 +204,44 @@ TEST(Segments, TheFeedKeepsOnlySegmentsOfBlocksHandedOut) {
   EXPECT_EQ(s.ordinal, 1u);
   EXPECT_EQ(s.segment, 3u);
   EXPECT_FALSE(feed.failed());
+}
+
+// A segment read up to one block of its group decodes that prefix only,
+// each block exactly as the whole chunk's decoding gives it.
+TEST(Segments, ASegmentReadUpToABlockIsThatPrefixOfTheWholeChunk) {
+  test::ScratchDir dir("seg-prefix");
+  convert_text_trace(test::shared_traces() / "vectoradd-sm80", dir / "t.lst", segmented(2));
+  ContainerReader reader(dir / "t.lst");
+  uint32_t k = 0;
+  while (k < reader.kernel_count() && reader.block_count(k) < 3) ++k;
+  ASSERT_LT(k, reader.kernel_count());
+  ASSERT_EQ(reader.chunk_of_block(k, 0), reader.chunk_of_block(k, 2)) << "blocks 0 to 2 in one group";
+  ChunkScratch scratch;
+  std::vector<BlockTrace> whole, prefix;
+  reader.read_segment(k, 0, 1, whole, scratch);
+  ASSERT_GT(whole.size(), 2u);
+  for (uint32_t through : {0u, 1u}) {
+    SCOPED_TRACE(through);
+    EXPECT_EQ(reader.read_segment(k, 0, 1, prefix, scratch, through), 0u);
+    ASSERT_EQ(prefix.size(), size_t(through) + 1);
+    for (size_t b = 0; b < prefix.size(); ++b) {
+      ASSERT_EQ(prefix[b].warps.size(), whole[b].warps.size());
+      EXPECT_EQ(prefix[b].ordinal, whole[b].ordinal);
+      EXPECT_EQ(prefix[b].segment, 1u);
+      for (size_t w = 0; w < prefix[b].warps.size(); ++w) {
+        const WarpTrace &p = prefix[b].warps[w], &q = whole[b].warps[w];
+        ASSERT_EQ(p.insts.size(), q.insts.size());
+        LaneBuffer pa, qa;
+        for (size_t i = 0; i < p.insts.size(); ++i) {
+          EXPECT_EQ(p.insts[i].static_id, q.insts[i].static_id);
+          EXPECT_EQ(p.insts[i].active_mask, q.insts[i].active_mask);
+          const std::span<const uint64_t> x = p.lane_addresses(p.insts[i], reader.kernel_table(k), pa);
+          const std::span<const uint64_t> y = q.lane_addresses(q.insts[i], reader.kernel_table(k), qa);
+          EXPECT_TRUE(std::equal(x.begin(), x.end(), y.begin(), y.end())) << "block " << b << " warp " << w << " inst " << i;
+        }
+      }
+    }
+  }
 }
 
 TEST(Segments, ASegmentThatCannotBeReadStopsTheRunWithTheReadersError) {
