@@ -1,6 +1,7 @@
 #include "memsys/functional/functional_sm.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <utility>
 
@@ -16,7 +17,8 @@ FunctionalSm::FunctionalSm(const GpuSpec& spec, const AddressMap& map)
       same_lines_(spec.memory.l1d.line_bytes == spec.memory.l2.line_bytes &&
                   spec.memory.l1d.sector_bytes == spec.memory.l2.sector_bytes),
       l1_sectors_are_32_(spec.memory.l1d.sector_bytes == kSectorBytes),
-      l1_sectors_per_line_(spec.memory.l1d.line_bytes / spec.memory.l1d.sector_bytes) {
+      l1_sectors_per_line_(spec.memory.l1d.line_bytes / spec.memory.l1d.sector_bytes),
+      back_to_back_loads_(same_lines_ && l1_sectors_are_32_) {
   warps_.reserve(size_t(spec.sm.max_warps) * 2);
   sectors_.reserve(128);
   missed_.reserve(128);
@@ -143,16 +145,24 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
     ++stats_.const_requests;
     return;
   }
+  const SmAccessOp op = access_op(ti.op);
+  const L1Access kind = L1CachePolicy::access_kind(spec_.memory.l1d, op, ti.space);
+  if (kind == L1Access::kLoad && back_to_back_loads_ && wi.active_mask == 0xffffffffu && ti.has_addresses) {
+    const uint32_t bytes = std::clamp(uint32_t(ti.access_bytes), 1u, 128u);
+    uint64_t first = 0, stride = 0;
+    if (trace.addrs.strided(wi.addr_ref, 32, &first, &stride) && stride == bytes && first <= UINT64_MAX - 32u * bytes) {
+      back_to_back_load(ti, op, first, bytes);
+      return;
+    }
+  }
   // Constant loads and the like come without addresses in traces.
   sectors_.clear();
   // sectors_ whole sectors, consecutive, ascending (or false: not known).
   const bool consecutive =
       coalesce_instruction(trace, wi, ti.has_addresses, ti.access_bytes, spec_.sm.coalesce_threads, sectors_);
-  const SmAccessOp op = access_op(ti.op);
   stats_.count_sector_request(ti.space, op, uint32_t(sectors_.size()));
   if (sectors_.empty()) return;
   ++step_;
-  const L1Access kind = L1CachePolicy::access_kind(spec_.memory.l1d, op, ti.space);
   const bool global_load = op == SmAccessOp::kLoad && is_global_space(ti.space);
   const SectorCache& cache = l1_.cache();
   // Consecutive sectors the L1's own size: a line's accesses run to the line's end.
@@ -192,6 +202,61 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
     i = end;
   }
   // The instruction's misses return: allocate on fill, a line's sectors in one go.
+  for (const LineSectors& m : missed_) {
+    l1_.fill_sectors(m.line, m.sectors);
+    stats_.l1.fill_sectors += uint32_t(std::popcount(m.sectors));
+  }
+  missed_.clear();
+}
+
+void FunctionalSm::back_to_back_load(const TimedInstruction& ti, SmAccessOp op, uint64_t first, uint32_t bytes) {
+  // What coalesce_strided() makes of it: each lane group's bytes one range,
+  // each sector of it one access, the groups' ranges one after another; so
+  // the accesses ascend, a sector coming again only as the next group's
+  // first. Counted per sector instead of listed.
+  const uint32_t group = std::clamp(spec_.sm.coalesce_threads, 1u, 32u);
+  const uint64_t base = first / kSectorBytes, last = (first + 32u * uint64_t(bytes) - 1) / kSectorBytes;
+  // Each sector once when the groups' ranges start and end on sector
+  // boundaries (the common, aligned case); else the accesses of sector base + i.
+  const bool once = first % kSectorBytes == 0 && group * bytes % kSectorBytes == 0;
+  std::array<uint8_t, 32 * 128 / kSectorBytes + 2> times;  // (at most 32 each)
+  uint32_t accesses = uint32_t(last - base + 1);
+  if (!once) {
+    std::fill_n(times.begin(), size_t(last - base + 1), uint8_t(0));
+    accesses = 0;
+    for (uint32_t g = 0; g < 32; g += group) {
+      const uint64_t lo = first + uint64_t(g) * bytes, hi = lo + uint64_t(std::min(group, 32 - g)) * bytes;
+      const uint64_t s0 = lo / kSectorBytes, s1 = (hi - 1) / kSectorBytes;
+      for (uint64_t s = s0; s <= s1; ++s) ++times[size_t(s - base)];
+      accesses += uint32_t(s1 - s0 + 1);
+    }
+  }
+  stats_.count_sector_request(ti.space, op, accesses);
+  ++step_;
+  const bool global_load = is_global_space(ti.space);
+  const SectorCache& cache = l1_.cache();
+  // Line by line, as line_accesses() takes a cached load's run of accesses to one line.
+  for (uint64_t s = base; s <= last;) {
+    const uint64_t line = cache.line_addr(s * kSectorBytes);
+    const uint32_t in_line = cache.sector_in_line(s * kSectorBytes);
+    const uint64_t end = std::min(last + 1, s + (l1_sectors_per_line_ - in_line));
+    const uint32_t sectors = uint32_t(((uint64_t(1) << (end - s)) - 1) << in_line);
+    const uint32_t hits = l1_.load_hit_sectors(line, sectors);
+    if (global_load && once) {
+      stats_.l1.global_ld_hit_sectors += uint32_t(std::popcount(hits));
+    } else if (global_load) {
+      for (uint32_t m = hits; m != 0; m &= m - 1)
+        stats_.l1.global_ld_hit_sectors += times[size_t(s - base) + uint32_t(std::countr_zero(m)) - in_line];
+    }
+    if (const uint32_t missed = sectors & ~hits; missed != 0) {
+      missed_.push_back(LineSectors{line, missed});
+      stats_.l1.miss_sectors += uint32_t(std::popcount(missed));
+      // (The L1's lines and sectors are the L2's: one request.)
+      const SliceAddress at = locator_.locate(line);
+      add_request(at.slice, L2RequestType::kRead, at.local, missed, 0);
+    }
+    s = end;
+  }
   for (const LineSectors& m : missed_) {
     l1_.fill_sectors(m.line, m.sectors);
     stats_.l1.fill_sectors += uint32_t(std::popcount(m.sectors));

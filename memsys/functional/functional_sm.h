@@ -103,6 +103,11 @@ class FunctionalSm {
   // need it; segments no warp of the block reads any more go.
   void next_part(Warp& w);
   void memory_instruction(const TimedInstruction& ti, const WarpInstruction& wi, const WarpTrace& trace);
+  // memory_instruction() of a cached load of every lane whose addresses are
+  // `first` + lane x `bytes` (the access size): the same lookups, counts and
+  // requests, from the sector ranges of its lane groups without listing
+  // their accesses (back_to_back_loads_ only).
+  void back_to_back_load(const TimedInstruction& ti, SmAccessOp op, uint64_t first, uint32_t bytes);
   // The accesses sectors_[begin, end), each a different sector of the L1 line
   // `line` (`sectors`: bit s for sector s), as the L1 takes them one by one.
   void line_accesses(L1Access kind, bool global_load, uint64_t line, uint32_t sectors, size_t begin, size_t end);
@@ -141,6 +146,7 @@ class FunctionalSm {
   const bool same_lines_;           // the L1's lines and sectors are the L2's
   const bool l1_sectors_are_32_;    // l1d.sector_bytes is the coalescer's kSectorBytes
   const uint32_t l1_sectors_per_line_;
+  const bool back_to_back_loads_;  // same_lines_ and l1_sectors_are_32_: back_to_back_load() applies
   SmStats stats_;
 };
 
