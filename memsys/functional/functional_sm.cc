@@ -201,6 +201,10 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
     line_accesses(kind, global_load, line, sectors, i, end);
     i = end;
   }
+  fill_missed();
+}
+
+void FunctionalSm::fill_missed() {
   // The instruction's misses return: allocate on fill, a line's sectors in one go.
   for (const LineSectors& m : missed_) {
     l1_.fill_sectors(m.line, m.sectors);
@@ -233,7 +237,7 @@ void FunctionalSm::back_to_back_load(const TimedInstruction& ti, SmAccessOp op, 
   }
   stats_.count_sector_request(ti.space, op, accesses);
   ++step_;
-  const bool global_load = is_global_space(ti.space);
+  const bool global_load = op == SmAccessOp::kLoad && is_global_space(ti.space);
   const SectorCache& cache = l1_.cache();
   // Line by line, as line_accesses() takes a cached load's run of accesses to one line.
   for (uint64_t s = base; s <= last;) {
@@ -257,11 +261,7 @@ void FunctionalSm::back_to_back_load(const TimedInstruction& ti, SmAccessOp op, 
     }
     s = end;
   }
-  for (const LineSectors& m : missed_) {
-    l1_.fill_sectors(m.line, m.sectors);
-    stats_.l1.fill_sectors += uint32_t(std::popcount(m.sectors));
-  }
-  missed_.clear();
+  fill_missed();
 }
 
 void FunctionalSm::line_accesses(L1Access kind, bool global_load, uint64_t line, uint32_t sectors, size_t begin,

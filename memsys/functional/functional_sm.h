@@ -108,6 +108,8 @@ class FunctionalSm {
   // requests, from the sector ranges of its lane groups without listing
   // their accesses (back_to_back_loads_ only).
   void back_to_back_load(const TimedInstruction& ti, SmAccessOp op, uint64_t first, uint32_t bytes);
+  // The instruction's misses (missed_) are filled, and forgotten.
+  void fill_missed();
   // The accesses sectors_[begin, end), each a different sector of the L1 line
   // `line` (`sectors`: bit s for sector s), as the L1 takes them one by one.
   void line_accesses(L1Access kind, bool global_load, uint64_t line, uint32_t sectors, size_t begin, size_t end);
