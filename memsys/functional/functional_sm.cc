@@ -147,12 +147,19 @@ void FunctionalSm::memory_instruction(const TimedInstruction& ti, const WarpInst
   }
   const SmAccessOp op = access_op(ti.op);
   const L1Access kind = L1CachePolicy::access_kind(spec_.memory.l1d, op, ti.space);
-  if (kind == L1Access::kLoad && back_to_back_loads_ && wi.active_mask == 0xffffffffu && ti.has_addresses) {
+  if ((kind == L1Access::kLoad || kind == L1Access::kStore) && back_to_back_loads_ && wi.active_mask == 0xffffffffu &&
+      ti.has_addresses) {
     const uint32_t bytes = std::clamp(uint32_t(ti.access_bytes), 1u, 128u);
     uint64_t first = 0, stride = 0;
     if (trace.addrs.strided(wi.addr_ref, 32, &first, &stride) && stride == bytes && first <= UINT64_MAX - 32u * bytes) {
-      back_to_back_load(ti, op, first, bytes);
-      return;
+      if (kind == L1Access::kLoad) {
+        back_to_back_load(ti, op, first, bytes);
+        return;
+      }
+      if (first % kSectorBytes == 0 && std::clamp(spec_.sm.coalesce_threads, 1u, 32u) * bytes % kSectorBytes == 0) {
+        whole_sector_store(ti, op, first, bytes);
+        return;
+      }
     }
   }
   // Constant loads and the like come without addresses in traces.
@@ -262,6 +269,26 @@ void FunctionalSm::back_to_back_load(const TimedInstruction& ti, SmAccessOp op, 
     s = end;
   }
   fill_missed();
+}
+
+void FunctionalSm::whole_sector_store(const TimedInstruction& ti, SmAccessOp op, uint64_t first, uint32_t bytes) {
+  // What coalesce_strided() makes of it: each sector once, whole, ascending.
+  const uint64_t base = first / kSectorBytes, last = (first + 32u * uint64_t(bytes) - 1) / kSectorBytes;
+  stats_.count_sector_request(ti.space, op, uint32_t(last - base + 1));
+  ++step_;
+  const SectorCache& cache = l1_.cache();
+  // Line by line, as line_accesses() takes a store's run of whole sectors to one line.
+  for (uint64_t s = base; s <= last;) {
+    const uint64_t line = cache.line_addr(s * kSectorBytes);
+    const uint32_t in_line = cache.sector_in_line(s * kSectorBytes);
+    const uint64_t end = std::min(last + 1, s + (l1_sectors_per_line_ - in_line));
+    const uint32_t sectors = uint32_t(((uint64_t(1) << (end - s)) - 1) << in_line);
+    l1_.store_sectors(line, sectors, 0xffffffffu);
+    // (The L1's lines and sectors are the L2's: one request.)
+    const SliceAddress at = locator_.locate(line);
+    add_request(at.slice, L2RequestType::kWrite, at.local, sectors, 0xffffffffu);
+    s = end;
+  }
 }
 
 void FunctionalSm::line_accesses(L1Access kind, bool global_load, uint64_t line, uint32_t sectors, size_t begin,

@@ -108,6 +108,10 @@ class FunctionalSm {
   // requests, from the sector ranges of its lane groups without listing
   // their accesses (back_to_back_loads_ only).
   void back_to_back_load(const TimedInstruction& ti, SmAccessOp op, uint64_t first, uint32_t bytes);
+  // memory_instruction() of a store of every lane whose addresses are `first`
+  // + lane x `bytes`, each lane group's bytes whole sectors (`first` and the
+  // group's bytes multiples of 32): written through line by line.
+  void whole_sector_store(const TimedInstruction& ti, SmAccessOp op, uint64_t first, uint32_t bytes);
   // The instruction's misses (missed_) are filled, and forgotten.
   void fill_missed();
   // The accesses sectors_[begin, end), each a different sector of the L1 line

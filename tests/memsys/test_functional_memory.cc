@@ -353,10 +353,11 @@ TEST(FunctionalSmLines, AnL1SectorMissedTwiceGoesToAnL2OfOtherLinesOnce) {
 
 // A load of every lane, back to back (lane k at first + k x size), stored in
 // the trace as a stride takes a shorter path (counted per sector, not
-// listed access by access): the same lookups, counts and requests as the
-// same addresses stored lane by lane, which take the general one. Random
-// offsets, sizes and lane group widths, on an L1 warmed by earlier loads.
-TEST(FunctionalSmLoads, BackToBackLoadsCountAsTheSameAddressesLaneByLane) {
+// listed access by access), and so does such a store of whole sectors: the
+// same lookups, counts and requests as the same addresses stored lane by
+// lane, which take the general one. Random offsets, sizes and lane group
+// widths, loads and stores mixed, on an L1 warmed by earlier loads.
+TEST(FunctionalSmLoads, BackToBackLoadsAndStoresCountAsTheSameAddressesLaneByLane) {
   std::mt19937_64 rng(7);
   for (uint32_t group : {8u, 1u, 4u, 16u, 32u}) {
     GpuSpec spec = load_gpu_spec("QV100");
@@ -366,6 +367,8 @@ TEST(FunctionalSmLoads, BackToBackLoadsCountAsTheSameAddressesLaneByLane) {
     test::Script script(spec.sm);
     std::vector<uint32_t> loads;
     for (uint32_t bytes : {1u, 2u, 4u, 8u, 16u}) loads.push_back(script.inst("LDG.E", {2}, {4}, bytes));
+    std::vector<uint32_t> stores;
+    for (uint32_t bytes : {1u, 2u, 4u, 8u, 16u}) stores.push_back(script.inst("STG.E", {}, {4, 2}, bytes));
     BlockTrace strided, lanewise;
     for (BlockTrace* b : {&strided, &lanewise}) {
       b->warps.emplace_back();
@@ -374,13 +377,14 @@ TEST(FunctionalSmLoads, BackToBackLoadsCountAsTheSameAddressesLaneByLane) {
     for (int i = 0; i < 400; ++i) {
       const uint32_t which = uint32_t(rng() % loads.size());
       const uint64_t bytes = uint64_t(1) << which;
-      const uint64_t first = 0x100000 + (rng() % 4096) * (rng() % 2 ? 1 : bytes);
+      const uint64_t first = 0x100000 + (rng() % 4096) * (rng() % 2 ? 1 : bytes * (rng() % 2 ? 1 : 32));
+      const uint32_t inst = rng() % 3 == 0 ? stores[which] : loads[which];
       std::array<uint64_t, 32> a;
       for (uint64_t k = 0; k < 32; ++k) a[k] = first + k * bytes;
       WarpTrace& s = strided.warps[0];
-      s.insts.push_back({loads[which], 0xffffffffu, s.addrs.append(a.data(), 32)});
+      s.insts.push_back({inst, 0xffffffffu, s.addrs.append(a.data(), 32)});
       WarpTrace& l = lanewise.warps[0];
-      l.insts.push_back({loads[which], 0xffffffffu, l.addrs.append_lanes(a.data(), 32)});
+      l.insts.push_back({inst, 0xffffffffu, l.addrs.append_lanes(a.data(), 32)});
       uint64_t f = 0, st = 0;
       ASSERT_TRUE(s.addrs.strided(s.insts.back().addr_ref, 32, &f, &st));
       ASSERT_FALSE(l.addrs.strided(l.insts.back().addr_ref, 32, &f, &st));
@@ -408,10 +412,15 @@ TEST(FunctionalSmLoads, BackToBackLoadsCountAsTheSameAddressesLaneByLane) {
     EXPECT_GT(stats[0].l1.global_ld_hit_sectors, 0u);
     EXPECT_EQ(stats[0].l1.miss_sectors, stats[1].l1.miss_sectors);
     EXPECT_EQ(stats[0].l1.fill_sectors, stats[1].l1.fill_sectors);
+    EXPECT_EQ(stats[0].global_st_requests, stats[1].global_st_requests);
+    EXPECT_EQ(stats[0].global_st_sectors, stats[1].global_st_sectors);
+    EXPECT_GT(stats[0].global_st_sectors, 0u);
     ASSERT_EQ(requests[0].size(), requests[1].size());
     for (size_t i = 0; i < requests[0].size(); ++i) {
       const L2Request &x = requests[0][i], &y = requests[1][i];
-      EXPECT_TRUE(x.step == y.step && x.line == y.line && x.sectors == y.sectors && x.type == y.type) << i;
+      EXPECT_TRUE(x.step == y.step && x.line == y.line && x.sectors == y.sectors && x.type == y.type &&
+                  x.byte_mask == y.byte_mask)
+          << i;
     }
   }
 }
