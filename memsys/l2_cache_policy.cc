@@ -37,7 +37,10 @@ void L2CachePolicy::warm(uint64_t addr, uint32_t bytes) {
   if (bytes == 0 || offset + bytes > cache_.geometry().sector_bytes)
     throw std::invalid_argument("L2CachePolicy::warm: bytes outside one sector");
   const uint32_t low = bytes >= 32 ? 0xffffffffu : (1u << bytes) - 1;
-  cache_.write(addr, low << offset, true);
+  const uint32_t s = cache_.sector_in_line(addr);
+  uint32_t masks[kMaxSectorsPerLine];
+  masks[s] = low << offset;
+  warm_line(addr, 1u << s, masks);
 }
 
 }  // namespace lockstep

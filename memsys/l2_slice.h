@@ -82,6 +82,12 @@ class L2Slice {
   // its DRAM traffic is not timed (the evicted data is in DRAM as far as
   // the kernel is concerned).
   void warm(uint64_t addr, uint32_t bytes);
+  // The same for the sectors `sectors` of the line at `line_addr` (a global
+  // address) with one lookup, byte_masks[s] the bytes of sector s
+  // (for_each_copied_line's form): as warm() of each sector in turn.
+  void warm_line(uint64_t line_addr, uint32_t sectors, const uint32_t* byte_masks) {
+    policy_.warm_line(map_.slice_local(line_addr), sectors, byte_masks);
+  }
   // Between kernels, with idle(): the cache loses every line (a profiler's
   // cache flush; its write-backs are not timed, as the copy engine's are not).
   void invalidate() { policy_.invalidate(); }

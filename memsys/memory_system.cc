@@ -356,8 +356,10 @@ void MemorySystem::partition_dram_cycle(uint32_t partition, uint64_t cycle) {
 }
 
 void MemorySystem::copy_to_device(uint64_t addr, uint64_t bytes) {
-  for_each_copied_piece(addr, bytes, spec_.l2_bytes(), kPacketSectorBytes,
-                        [this](uint64_t a, uint32_t n) { slices_[map_.slice(a)]->warm(a, n); });
+  for_each_copied_line(addr, bytes, spec_.l2_bytes(), spec_.l2.line_bytes, spec_.l2.sector_bytes,
+                       [this](uint64_t line, uint32_t sectors, const uint32_t* byte_masks) {
+                         slices_[map_.slice(line)]->warm_line(line, sectors, byte_masks);
+                       });
 }
 
 void MemorySystem::invalidate_caches() {

@@ -73,10 +73,11 @@ void CacheHitLevels::start_kernel(uint32_t l1_kb) {
 
 void CacheHitLevels::copy_to_device(uint64_t address, uint64_t bytes) {
   // As the cycle model's copy engine (memsys/copy_engine.h).
-  for_each_copied_piece(address, bytes, spec_.memory.l2_bytes(), 32, [&](uint64_t a, uint32_t piece) {
-    const SliceAddress s = locator_.locate(a);
-    l2_[s.slice]->warm(s.local, piece);
-  });
+  for_each_copied_line(address, bytes, spec_.memory.l2_bytes(), spec_.memory.l2.line_bytes,
+                       spec_.memory.l2.sector_bytes, [&](uint64_t line, uint32_t sectors, const uint32_t* byte_masks) {
+                         const SliceAddress s = locator_.locate(line);
+                         l2_[s.slice]->warm_line(s.local, sectors, byte_masks);
+                       });
 }
 
 uint8_t CacheHitLevels::write_back(uint32_t slice, const VictimWriteBacks& wb) {

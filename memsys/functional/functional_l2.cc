@@ -69,10 +69,12 @@ FunctionalL2::FunctionalL2(const MemorySpec& spec) : spec_(spec), map_(spec) {
 
 void FunctionalL2::copy_to_device(uint64_t addr, uint64_t bytes) {
   LineLocator locator(map_);
-  for_each_copied_piece(addr, bytes, spec_.l2_bytes(), spec_.l2.sector_bytes, [&](uint64_t a, uint32_t n) {
-    const SliceAddress at = locator.locate(a);
-    slices_[at.slice].warm(at.local, n);
-  });
+  // (A line is in one slice, at consecutive slice-local addresses.)
+  for_each_copied_line(addr, bytes, spec_.l2_bytes(), spec_.l2.line_bytes, spec_.l2.sector_bytes,
+                       [&](uint64_t line, uint32_t sectors, const uint32_t* byte_masks) {
+                         const SliceAddress at = locator.locate(line);
+                         slices_[at.slice].warm_line(at.local, sectors, byte_masks);
+                       });
 }
 
 MemoryStats FunctionalL2::take_stats() { return take_instance_stats().total(); }

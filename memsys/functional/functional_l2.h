@@ -52,6 +52,10 @@ class FunctionalL2Slice {
   void atomic(uint64_t local, uint32_t byte_mask) { atomic_sectors(local, sector_bit(local), byte_mask); }
   // Copy engine: bytes inside one sector land as written data; victims are dropped.
   void warm(uint64_t local, uint32_t bytes) { policy_.warm(local, bytes); }
+  // A line's copied sectors at once (for_each_copied_line's form).
+  void warm_line(uint64_t local, uint32_t sectors, const uint32_t* byte_masks) {
+    policy_.warm_line(local, sectors, byte_masks);
+  }
 
   const SectorCache& cache() const { return policy_.cache(); }
   const L2SliceStats& stats() const { return stats_; }

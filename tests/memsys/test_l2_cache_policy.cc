@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <vector>
+
+#include "memsys/copy_engine.h"
 
 namespace lockstep {
 namespace {
@@ -103,6 +107,55 @@ TEST(L2CachePolicy, WarmInstallsTheCopiedBytesDirtyAndDropsVictims) {
   EXPECT_EQ(p.lookup(0x00), SectorState::kLineMiss);
   EXPECT_TRUE(L2CachePolicy::readable(p.lookup(0x80)));
   EXPECT_THROW(p.warm(0x1c, 8), std::invalid_argument);  // crosses a sector
+}
+
+// The copy as the copy engine once wrote it: visit(addr, bytes) for each
+// piece of the copied bytes that can stay in the L2, in address order, no
+// piece crossing a sector.
+template <typename Visit>
+void for_each_copied_piece(uint64_t addr, uint64_t bytes, uint64_t l2_bytes, uint32_t sector_bytes, Visit&& visit) {
+  if (bytes > l2_bytes) {
+    addr += bytes - l2_bytes;
+    bytes = l2_bytes;
+  }
+  for (uint64_t a = addr; a < addr + bytes;) {
+    const uint64_t end = std::min(addr + bytes, (a / sector_bytes + 1) * sector_bytes);
+    visit(a, uint32_t(end - a));
+    a = end;
+  }
+}
+
+TEST(L2CachePolicy, ACopyWarmedLineByLineLeavesTheCacheAsItsPiecesOneAfterAnother) {
+  // The copy engine writes a line's pieces with one lookup (for_each_copied_line,
+  // warm_line): same lines, bytes and recency as one warm() per piece, so
+  // later copies evict the same victims.
+  std::mt19937_64 rng(7);
+  for (const auto& [line_bytes, sector_bytes] : {std::pair{128u, 32u}, {64u, 16u}, {256u, 32u}, {32u, 8u}}) {
+    L2Spec spec = one_set(3);
+    spec.sets = 4;
+    spec.line_bytes = line_bytes;
+    spec.sector_bytes = sector_bytes;
+    L2CachePolicy by_piece(spec), by_line(spec);
+    const uint64_t space = 64 * line_bytes;  // addresses copied to, several times the cache
+    const uint64_t l2_bytes = uint64_t(spec.sets) * spec.ways * line_bytes;
+    for (int copy = 0; copy < 200; ++copy) {
+      const uint64_t addr = rng() % space;
+      const uint64_t bytes = 1 + rng() % (copy % 4 == 0 ? 2 * l2_bytes : 3 * line_bytes);
+      for_each_copied_piece(addr, bytes, l2_bytes, sector_bytes, [&](uint64_t a, uint32_t n) { by_piece.warm(a, n); });
+      for_each_copied_line(addr, bytes, l2_bytes, line_bytes, sector_bytes,
+                           [&](uint64_t line, uint32_t sectors, const uint32_t* masks) {
+                             by_line.warm_line(line, sectors, masks);
+                           });
+      for (uint64_t a = 0; a < space + 2 * l2_bytes; a += sector_bytes) {
+        ASSERT_EQ(by_line.lookup(a), by_piece.lookup(a)) << "line " << line_bytes << ", copy " << copy << ", sector 0x"
+                                                         << std::hex << a;
+        if (by_piece.lookup(a) != SectorState::kLineMiss && by_piece.lookup(a) != SectorState::kSectorMiss) {
+          ASSERT_EQ(by_line.cache().byte_mask(a), by_piece.cache().byte_mask(a)) << "copy " << copy;
+        }
+      }
+      ASSERT_EQ(by_line.cache().dirty_sectors(), by_piece.cache().dirty_sectors());
+    }
+  }
 }
 
 }  // namespace
