@@ -68,7 +68,8 @@ TEST(InputLimits, AKernelslistNameTooLongToLookUpIsAnErrorNamingTheLine) {
 TEST(InputLimits, ErrorsQuoteAtMostAHundredCharactersOfTheInput) {
   EXPECT_EQ(quoted_excerpt("abc"), "'abc'");
   EXPECT_EQ(quoted_excerpt(std::string("a\0\tb", 4)), "'a??b'");
-  const std::string long_token = std::string(99, 'a') + "bc" + std::string(6'000'000, 'd');
+  std::string long_token(99, 'a');
+  long_token.append("bc").append(6'000'000, 'd');
   std::string expected = "'";
   expected.append(99, 'a').append("b...' (6000101 bytes)");
   EXPECT_EQ(quoted_excerpt(long_token), expected);
