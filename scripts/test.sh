@@ -35,7 +35,8 @@ step "TSan build: lockstep's own threads (the threaded engine and its semaphores
 # oneTBB is left out here — the conversion pipeline and the fast models'
 # threads (memory and abstract models: their thread-count identity is tested
 # in the Release and ASan+UBSan stages): Debian's libtbb is not built with
-# TSan, so its internal hand-offs show up as false races.
+# TSan, so its internal hand-offs show up as false races. The TSan test binary
+# holds only the test files with tests this filter takes (tests/CMakeLists.txt).
 if [ ! -f build-tsan/CMakeCache.txt ]; then
   cmake -S . -B build-tsan "${SANITIZER_FLAGS[@]}" -DLOCKSTEP_SANITIZE_THREAD=ON -DLOCKSTEP_BENCH=OFF >/dev/null
 fi
