@@ -103,25 +103,19 @@ void FunctionalSm::run(bool more_coming, uint64_t step_limit) {
 bool FunctionalSm::turn(Warp& w) {
   const KernelProgram& program = *program_;
   for (;;) {
-    // Up to and including the next memory instruction, counted in one go.
-    const WarpInstruction* const begin = w.trace->insts.data();
-    const WarpInstruction* const end = begin + w.trace->insts.size();
-    const WarpInstruction* p = begin + w.next;
-    uint64_t threads = 0;
-    for (; p != end; ++p) {
-      threads += uint32_t(std::popcount(p->active_mask));
-      if (program[p->static_id].kind == InstKind::kMemory) break;
-    }
-    const bool memory = p != end;
-    const uint32_t next = uint32_t(p - begin) + (memory ? 1 : 0);
-    stats_.warp_insts += next - w.next;
-    stats_.thread_insts += threads;
-    w.next = next;
-    if (memory) {
-      memory_instruction(program[p->static_id], *p, *w.trace);
-      // Whether it ended: its next segment's part may be empty.
-      while (w.next >= w.trace->insts.size() && w.segments_more) next_part(w);
-      return w.next >= w.trace->insts.size();
+    const std::vector<WarpInstruction>& insts = w.trace->insts;
+    while (w.next < insts.size()) {
+      const WarpInstruction& wi = insts[w.next++];
+      ++stats_.warp_insts;
+      const uint32_t active = uint32_t(std::popcount(wi.active_mask));
+      stats_.thread_insts += active;
+      const TimedInstruction& ti = program[wi.static_id];
+      if (ti.kind == InstKind::kMemory) {
+        memory_instruction(ti, wi, *w.trace);
+        // Whether it ended: its next segment's part may be empty.
+        while (w.next >= w.trace->insts.size() && w.segments_more) next_part(w);
+        return w.next >= w.trace->insts.size();
+      }
     }
     if (!w.segments_more) return true;
     next_part(w);
