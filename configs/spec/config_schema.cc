@@ -31,7 +31,7 @@ T parse_unsigned(std::string_view text, const char* what) {
     if (c < '0' || c > '9') bad(text, what);
   T value{};
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec == std::errc::result_out_of_range) bad(text, (std::string(what) + " in range").c_str());
+  if (ec == std::errc::result_out_of_range) bad(text, std::string(what).append(" in range").c_str());
   if (ec != std::errc() || end != s.data() + s.size()) bad(text, what);
   return value;
 }

@@ -22,7 +22,7 @@ class LineFields {
 
   std::string_view token(const char* what) {
     std::string_view t = tok_.next();
-    if (t.empty()) fail(file_, line_no_, std::string("line ends before ") + what);
+    if (t.empty()) fail(file_, line_no_, std::string("line ends before ").append(what));
     return t;
   }
   uint32_t dec32(const char* what) {

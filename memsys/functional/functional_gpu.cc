@@ -18,7 +18,7 @@ struct FunctionalGpu::Arena {
 };
 
 FunctionalGpu::FunctionalGpu(const GpuSpec& spec, uint32_t threads, bool per_unit_stats)
-    : spec_(spec), threads_(std::max(threads, 1u)), per_unit_(per_unit_stats), l2_(spec.memory) {
+    : threads_(std::max(threads, 1u)), per_unit_(per_unit_stats), l2_(spec.memory) {
   for (uint32_t s = 0; s < spec.sms; ++s) sms_.push_back(std::make_unique<FunctionalSm>(spec, l2_.map()));
   if (threads_ > 1) arena_ = std::make_unique<Arena>(threads_);
   heaps_.resize(l2_.slices());

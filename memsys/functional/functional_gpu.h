@@ -70,7 +70,6 @@ class FunctionalGpu {
   // Slice `s` takes every SM's requests for it, merged by (step, SM id).
   void merge_into_slice(uint32_t s);
 
-  const GpuSpec& spec_;
   const uint32_t threads_;
   const bool per_unit_;
   FunctionalL2 l2_;
