@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "memsys/copy_engine.h"
+
 namespace lockstep {
 L2Slice::L2Slice(uint32_t id, const L2Spec& spec, const AddressMap& map)
     : id_(id),
@@ -184,11 +186,10 @@ DramRequest L2Slice::dram_request_for(uint64_t global_sector, bool write, uint8_
 }
 
 void L2Slice::warm(uint64_t addr, uint32_t bytes) {
-  for (uint64_t a = addr, end = addr + bytes; a < end;) {
-    const uint64_t stop = std::min(end, policy_.sector_addr(a) + spec_.sector_bytes);
-    policy_.warm(map_.slice_local(a), uint32_t(stop - a));
-    a = stop;
-  }
+  for_each_copied_line(addr, bytes, UINT64_MAX, spec_.line_bytes, spec_.sector_bytes,
+                       [this](uint64_t line, uint32_t sectors, const uint32_t* byte_masks) {
+                         warm_line(line, sectors, byte_masks);
+                       });
 }
 
 L2SliceStats L2Slice::take_stats(uint32_t slot) {

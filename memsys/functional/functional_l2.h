@@ -50,9 +50,8 @@ class FunctionalL2Slice {
   void read(uint64_t local) { read_sectors(local, sector_bit(local)); }
   void write(uint64_t local, uint32_t byte_mask) { write_sectors(local, sector_bit(local), byte_mask); }
   void atomic(uint64_t local, uint32_t byte_mask) { atomic_sectors(local, sector_bit(local), byte_mask); }
-  // Copy engine: bytes inside one sector land as written data; victims are dropped.
-  void warm(uint64_t local, uint32_t bytes) { policy_.warm(local, bytes); }
-  // A line's copied sectors at once (for_each_copied_line's form).
+  // Copy engine: a line's copied sectors (for_each_copied_line's form) land
+  // as written data at once; victims are dropped.
   void warm_line(uint64_t local, uint32_t sectors, const uint32_t* byte_masks) {
     policy_.warm_line(local, sectors, byte_masks);
   }
