@@ -13,6 +13,28 @@ FUZZ_SECONDS=${LOCKSTEP_FUZZ_SECONDS:-30}
 
 step() { printf '\n== %s\n' "$*"; }
 
+# run_in_parallel NAME N LOG_PREFIX COMMAND...: runs COMMAND N times side by
+# side, the k-th (0-based) with GTEST_SHARD_INDEX=k and its output in
+# LOG_PREFIX-k.log; prints each log's summary, and the whole log of any run
+# that failed; fails if any did.
+run_in_parallel() {
+  local name=$1 n=$2 prefix=$3
+  shift 3
+  local pids=() k failed=0
+  for ((k = 0; k < n; k++)); do
+    GTEST_SHARD_INDEX=$k "$@" >"$prefix-$k.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((k = 0; k < n; k++)); do
+    if wait "${pids[$k]}"; then
+      echo "$name $k: $(grep -E '^\[  PASSED  \]|tests? ran' "$prefix-$k.log" | tr '\n' ' ')"
+    else
+      cat "$prefix-$k.log"; echo "$name $k failed (log: $prefix-$k.log)"; failed=1
+    fi
+  done
+  return $failed
+}
+
 step "Release tests"
 (cd build && ctest --output-on-failure --no-tests=error -j"$JOBS")
 
@@ -41,8 +63,13 @@ if [ ! -f build-tsan/CMakeCache.txt ]; then
   cmake -S . -B build-tsan "${SANITIZER_FLAGS[@]}" -DLOCKSTEP_SANITIZE_THREAD=ON -DLOCKSTEP_BENCH=OFF >/dev/null
 fi
 scripts/build.sh build-tsan --target lockstep_tests lockstep
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  ./build-tsan/tests/lockstep_tests --gtest_filter='*Thread*:BlockStream*:Container*:Semaphore*:LatchedQueue*:ShareCursor*:Segments.TheCycleModelOnTwoThreads*:Segments.TheFeed*:Segments.ASegment*:-Engine.EverySchedule*:ReferenceRuns*:Determinism.AbstractModel*:MemoryModel.*'
+TSAN_FILTER='*Thread*:BlockStream*:Container*:Semaphore*:LatchedQueue*:ShareCursor*:Segments.TheCycleModelOnTwoThreads*:Segments.TheFeed*:Segments.ASegment*:-Engine.EverySchedule*:ReferenceRuns*:Determinism.AbstractModel*:MemoryModel.*'
+# Run as GoogleTest shards side by side (each test in exactly one), one per
+# core up to 4.
+SHARDS=$((JOBS < 4 ? JOBS : 4))
+run_in_parallel "TSan shard" "$SHARDS" build-tsan/tsan-shard \
+  env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" GTEST_TOTAL_SHARDS="$SHARDS" \
+  ./build-tsan/tests/lockstep_tests --gtest_filter="$TSAN_FILTER"
 
 step "Fuzzing (${FUZZ_SECONDS}s per target)"
 seeds=build-asan/fuzz-seeds
@@ -51,15 +78,25 @@ rm -rf "$seeds" && mkdir -p "$seeds/text_parser" "$seeds/container_reader"
 cp "$seeds/gen/kernel-1.traceg" "$seeds/text_parser/"
 ./build/lockstep convert "$seeds/gen" -o "$seeds/container_reader/reduce.lst" --quiet
 ./build/lockstep convert "$seeds/gen" -o "$seeds/container_reader/reduce-v2.lst" --quiet --format-version 2
-for target in text_parser container_reader; do
-  corpus=build-asan/fuzz-corpus/$target
-  mkdir -p "$corpus"
-  log=build-asan/fuzz-$target.log
-  if ! ./build-asan/tests/fuzz/fuzz_$target -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -max_len=65536 \
-      -print_final_stats=1 "$corpus" "$seeds/$target" >"$log" 2>&1; then
-    tail -n 40 "$log"; echo "fuzz_$target found a failure (log: $log)"; exit 1
-  fi
-  echo "fuzz_$target: $(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}') inputs, no failure"
+# The targets fuzz side by side, each for FUZZ_SECONDS.
+targets=(text_parser container_reader)
+pids=()
+for target in "${targets[@]}"; do
+  mkdir -p "build-asan/fuzz-corpus/$target"
+  ./build-asan/tests/fuzz/fuzz_$target -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -max_len=65536 \
+    -print_final_stats=1 "build-asan/fuzz-corpus/$target" "$seeds/$target" >"build-asan/fuzz-$target.log" 2>&1 &
+  pids+=($!)
 done
+fuzz_failed=0
+for i in "${!targets[@]}"; do
+  target=${targets[$i]}
+  log=build-asan/fuzz-$target.log
+  if wait "${pids[$i]}"; then
+    echo "fuzz_$target: $(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}') inputs, no failure"
+  else
+    tail -n 40 "$log"; echo "fuzz_$target found a failure (log: $log)"; fuzz_failed=1
+  fi
+done
+[ "$fuzz_failed" = 0 ] || exit 1
 
 step "All test stages passed"
