@@ -57,13 +57,14 @@ step "TSan build: lockstep's own threads (the threaded engine and its semaphores
 # oneTBB is left out here — the conversion pipeline and the fast models'
 # threads (memory and abstract models: their thread-count identity is tested
 # in the Release and ASan+UBSan stages): Debian's libtbb is not built with
-# TSan, so its internal hand-offs show up as false races. The TSan test binary
-# holds only the test files with tests this filter takes (tests/CMakeLists.txt).
+# TSan, so its internal hand-offs show up as false races. The filter, and the
+# test files the TSan test binary is built from, come from one list in
+# tests/CMakeLists.txt.
 if [ ! -f build-tsan/CMakeCache.txt ]; then
   cmake -S . -B build-tsan "${SANITIZER_FLAGS[@]}" -DLOCKSTEP_SANITIZE_THREAD=ON -DLOCKSTEP_BENCH=OFF >/dev/null
 fi
 scripts/build.sh build-tsan --target lockstep_tests lockstep
-TSAN_FILTER='*Thread*:BlockStream*:Container*:Semaphore*:LatchedQueue*:ShareCursor*:Segments.TheCycleModelOnTwoThreads*:Segments.TheFeed*:Segments.ASegment*:-Engine.EverySchedule*:ReferenceRuns*:Determinism.AbstractModel*:MemoryModel.*'
+TSAN_FILTER=$(cat build-tsan/tests/tsan_gtest_filter.txt)  # (tests/CMakeLists.txt: LOCKSTEP_TSAN_TESTS)
 # Run as GoogleTest shards side by side (each test in exactly one), one per
 # core up to 4.
 SHARDS=$((JOBS < 4 ? JOBS : 4))
