@@ -118,14 +118,7 @@ class L2CachePolicy {
   // lookup, byte_masks[s] the bytes of sector s (for_each_copied_line's
   // form): as warm() of each sector in turn.
   void warm_line(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks) {
-    const uint32_t full = cache_.full_mask();
-    bool whole = true;  // (every sector but a copy's first and last, mostly)
-    for (uint32_t v = sectors; v != 0; v &= v - 1) whole &= (byte_masks[std::countr_zero(v)] & full) == full;
-    if (whole) {
-      cache_.write_sectors(addr, sectors, full, true);
-    } else {
-      cache_.write_sectors(addr, sectors, byte_masks, true);
-    }
+    cache_.write_sectors(addr, sectors, byte_masks, true);
   }
   // Between kernels, nothing outstanding: every line goes.
   void invalidate() { cache_.invalidate_all(); }

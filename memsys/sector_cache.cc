@@ -314,6 +314,11 @@ Eviction SectorCache::write_sectors_with(uint64_t addr, uint32_t sectors, bool a
 }
 
 Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, const uint32_t* byte_masks, bool allocate_line) {
+  // All of them whole (a copy's sectors but its first and last, a warp's
+  // stores of whole sectors): the single-mask form, which writes no masks.
+  bool whole = true;
+  for (uint32_t v = sectors; v != 0; v &= v - 1) whole &= (byte_masks[std::countr_zero(v)] & full_mask_) == full_mask_;
+  if (whole) return write_sectors(addr, sectors, full_mask_, allocate_line);
   return write_sectors_with(addr, sectors, allocate_line, [byte_masks](uint32_t s) { return byte_masks[s]; });
 }
 
