@@ -13,27 +13,32 @@ FUZZ_SECONDS=${LOCKSTEP_FUZZ_SECONDS:-30}
 
 step() { printf '\n== %s\n' "$*"; }
 
-# run_in_parallel NAME N LOG_PREFIX COMMAND...: runs COMMAND N times side by
-# side, the k-th (0-based) with GTEST_SHARD_INDEX=k and its output in
-# LOG_PREFIX-k.log; prints each log's summary, and the whole log of any run
-# that failed; fails if any did.
-run_in_parallel() {
-  local name=$1 n=$2 prefix=$3
-  shift 3
-  local pids=() k failed=0
-  for ((k = 0; k < n; k++)); do
-    GTEST_SHARD_INDEX=$k "$@" >"$prefix-$k.log" 2>&1 &
-    pids+=($!)
-  done
-  for ((k = 0; k < n; k++)); do
-    if wait "${pids[$k]}"; then
-      echo "$name $k: $(grep -E '^\[  PASSED  \]|tests? ran' "$prefix-$k.log" | tr '\n' ' ')"
+# Commands run side by side: start_job NAME LOG COMMAND... starts COMMAND in
+# the background with its output in LOG; wait_jobs SUMMARY waits for every
+# job started, printing "NAME: " and what the function SUMMARY prints of its
+# log for one that passed, the end of its log for one that failed; it fails
+# if any did.
+job_names=() job_logs=() job_pids=()
+start_job() {
+  local name=$1 log=$2
+  shift 2
+  "$@" >"$log" 2>&1 &
+  job_names+=("$name") job_logs+=("$log") job_pids+=($!)
+}
+wait_jobs() {
+  local summary=$1 failed=0 i
+  for i in "${!job_pids[@]}"; do
+    if wait "${job_pids[$i]}"; then
+      echo "${job_names[$i]}: $("$summary" "${job_logs[$i]}")"
     else
-      cat "$prefix-$k.log"; echo "$name $k failed (log: $prefix-$k.log)"; failed=1
+      tail -n 200 "${job_logs[$i]}"; echo "${job_names[$i]} failed (log: ${job_logs[$i]})"; failed=1
     fi
   done
+  job_names=() job_logs=() job_pids=()
   return $failed
 }
+gtest_summary() { grep -E '^\[  PASSED  \]' "$1"; }
+fuzz_summary() { echo "$(grep -E 'stat::number_of_executed_units' "$1" | awk '{print $2}') inputs, no failure"; }
 
 step "Release tests"
 (cd build && ctest --output-on-failure --no-tests=error -j"$JOBS")
@@ -68,9 +73,12 @@ TSAN_FILTER=$(cat build-tsan/tests/tsan_gtest_filter.txt)  # (tests/CMakeLists.t
 # Run as GoogleTest shards side by side (each test in exactly one), one per
 # core up to 4.
 SHARDS=$((JOBS < 4 ? JOBS : 4))
-run_in_parallel "TSan shard" "$SHARDS" build-tsan/tsan-shard \
-  env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" GTEST_TOTAL_SHARDS="$SHARDS" \
-  ./build-tsan/tests/lockstep_tests --gtest_filter="$TSAN_FILTER"
+for ((k = 0; k < SHARDS; k++)); do
+  start_job "TSan shard $k" "build-tsan/tsan-shard-$k.log" \
+    env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" GTEST_TOTAL_SHARDS="$SHARDS" GTEST_SHARD_INDEX="$k" \
+    ./build-tsan/tests/lockstep_tests --gtest_filter="$TSAN_FILTER"
+done
+wait_jobs gtest_summary
 
 step "Fuzzing (${FUZZ_SECONDS}s per target)"
 seeds=build-asan/fuzz-seeds
@@ -80,24 +88,12 @@ cp "$seeds/gen/kernel-1.traceg" "$seeds/text_parser/"
 ./build/lockstep convert "$seeds/gen" -o "$seeds/container_reader/reduce.lst" --quiet
 ./build/lockstep convert "$seeds/gen" -o "$seeds/container_reader/reduce-v2.lst" --quiet --format-version 2
 # The targets fuzz side by side, each for FUZZ_SECONDS.
-targets=(text_parser container_reader)
-pids=()
-for target in "${targets[@]}"; do
+for target in text_parser container_reader; do
   mkdir -p "build-asan/fuzz-corpus/$target"
-  ./build-asan/tests/fuzz/fuzz_$target -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -max_len=65536 \
-    -print_final_stats=1 "build-asan/fuzz-corpus/$target" "$seeds/$target" >"build-asan/fuzz-$target.log" 2>&1 &
-  pids+=($!)
+  start_job "fuzz_$target" "build-asan/fuzz-$target.log" \
+    ./build-asan/tests/fuzz/fuzz_$target -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -max_len=65536 \
+    -print_final_stats=1 "build-asan/fuzz-corpus/$target" "$seeds/$target"
 done
-fuzz_failed=0
-for i in "${!targets[@]}"; do
-  target=${targets[$i]}
-  log=build-asan/fuzz-$target.log
-  if wait "${pids[$i]}"; then
-    echo "fuzz_$target: $(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}') inputs, no failure"
-  else
-    tail -n 40 "$log"; echo "fuzz_$target found a failure (log: $log)"; fuzz_failed=1
-  fi
-done
-[ "$fuzz_failed" = 0 ] || exit 1
+wait_jobs fuzz_summary
 
 step "All test stages passed"
