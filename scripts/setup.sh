@@ -23,7 +23,9 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# clang by default (CXX chooses another compiler): it builds this tree in
+# about half of g++'s time, and its binary runs as fast (README, Tests).
 if [ ! -f build/CMakeCache.txt ]; then
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+  CXX=${CXX:-clang++} cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 scripts/build.sh build

@@ -56,7 +56,7 @@ scripts/build.sh build-asan
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --output-on-failure --no-tests=error -j"$JOBS" -E 'Engine\.EverySchedule|ReferenceRuns')
 
-step "TSan build: lockstep's own threads (the threaded engine and its semaphores, block streams, static tables)"
+step "TSan build (clang): lockstep's own threads (the threaded engine and its semaphores, block streams, static tables)"
 # The reference runs are left out here (they check results, the Release stage
 # runs them; under TSan they took 110 s of a 2-core CI run). What runs on
 # oneTBB is left out here — the conversion pipeline and the fast models'
@@ -66,7 +66,7 @@ step "TSan build: lockstep's own threads (the threaded engine and its semaphores
 # test files the TSan test binary is built from, come from one list in
 # tests/CMakeLists.txt.
 if [ ! -f build-tsan/CMakeCache.txt ]; then
-  cmake -S . -B build-tsan "${SANITIZER_FLAGS[@]}" -DLOCKSTEP_SANITIZE_THREAD=ON -DLOCKSTEP_BENCH=OFF >/dev/null
+  CXX=clang++ cmake -S . -B build-tsan "${SANITIZER_FLAGS[@]}" -DLOCKSTEP_SANITIZE_THREAD=ON -DLOCKSTEP_BENCH=OFF >/dev/null
 fi
 scripts/build.sh build-tsan --target lockstep_tests lockstep
 TSAN_FILTER=$(cat build-tsan/tests/tsan_gtest_filter.txt)  # (tests/CMakeLists.txt: LOCKSTEP_TSAN_TESTS)

@@ -3,6 +3,7 @@
 // driver. A missing ../shared/traces is a test failure, never a skip.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
@@ -35,6 +36,19 @@ inline ScratchDir::ScratchDir(const std::string& tag) {
   std::filesystem::remove_all(path_);
   std::filesystem::create_directories(path_);
 }
+
+// Under a sanitizer (the ASan+UBSan and TSan builds, where a simulation
+// runs about six times slower) the tests that compare whole runs of
+// generated workloads (identity across segment sizes, cluster orders,
+// gating, thread counts) compare the same runs on workloads of a quarter of
+// the size: the sanitizers look for memory and thread errors on the same
+// code paths, and the Release stage runs the comparisons at full size.
+#ifdef LOCKSTEP_SANITIZED
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+inline constexpr uint64_t workload_size(uint64_t release_size) { return kSanitized ? release_size / 4 : release_size; }
 
 // Every sample trace in ../shared/traces with the shipped config of its architecture.
 struct RealTrace {

@@ -51,7 +51,7 @@ TEST(Determinism, ShuffledClusterOrderGivesIdenticalStatsOnGeneratedWorkloads) {
     SCOPED_TRACE(w);
     GenOptions g;
     g.workload = w;
-    g.size = 60'000;
+    g.size = test::workload_size(60'000);
     g.sms = 80;
     generate_trace(g, dir / w);
     const std::string natural = run_json(dir / w, "QV100", std::nullopt);
@@ -68,7 +68,7 @@ TEST(Determinism, GatingOffGivesIdenticalStatsUnderEveryWarpScheduler) {
   for (const std::string w : {"graph", "stencil2d", "gemm"}) {
     GenOptions g;
     g.workload = w;
-    g.size = 100'000;
+    g.size = test::workload_size(100'000);
     g.sms = 80;
     generate_trace(g, dir / w);
     for (const std::string scheduler : {"lrr", "gto", "two_level"}) {
@@ -109,7 +109,7 @@ TEST(Determinism, AbstractModelGivesIdenticalStatsOnAnyThreadCount) {
   for (const std::string& w : workload_names()) {
     GenOptions g;
     g.workload = w;
-    g.size = 60'000;
+    g.size = test::workload_size(60'000);
     g.sms = 80;
     generate_trace(g, dir / w);
     traces.emplace_back(dir / w, "QV100");

@@ -127,7 +127,7 @@ TEST(Segments, EveryModelGivesTheTextTracesStatisticsForAnySegmentSize) {
   test::ScratchDir dir("seg-stats");
   GenOptions g;
   g.workload = "graph";
-  g.size = 120'000;
+  g.size = test::workload_size(120'000);
   g.seed = 2;
   generate_trace(g, dir / "graph");
   struct Case {

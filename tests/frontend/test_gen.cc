@@ -350,7 +350,7 @@ TEST(GenDeterminism, SeedChangesTheGraph) {
 
 TEST(GenSize, RoughlyHonoured) {
   for (const std::string& w : workload_names()) {
-    for (uint64_t size : {10'000ull, 100'000ull, 1'000'000ull}) {
+    for (uint64_t size : {uint64_t(10'000), uint64_t(100'000), test::workload_size(1'000'000)}) {
       SCOPED_TRACE(w + " " + std::to_string(size));
       test::ScratchDir scratch("gen-size");
       const GenSummary s = gen(scratch / "t", w, size, 3);
