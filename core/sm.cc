@@ -104,7 +104,7 @@ void Sm::release_barriers() {
   });
 }
 
-inline bool Sm::ready_to_issue(WarpState& w, const TimedInstruction& ti, StallReason& why) const {
+[[gnu::always_inline]] inline bool Sm::ready_to_issue(WarpState& w, const TimedInstruction& ti, StallReason& why) const {
   if (w.waiting_membar) {
     if (w.outstanding_memory > 0) {
       why = StallReason::kMemory;
@@ -295,7 +295,7 @@ void Sm::issue(uint32_t sc, uint64_t now) {
   candidates_.settle(sc);  // a warp updated from here on makes the sub-core changed again
   const uint32_t ldst_refuses = ldst_.can_issue(now) ? 0u : kIssueMemory;
   // Offers the issue slot to the warp in `slot`: true if it issued, else `why` says why not.
-  auto offer = [&](uint32_t slot, StallReason& why) {
+  auto offer = [&](uint32_t slot, StallReason& why) __attribute__((always_inline)) {
     WarpState& w = warps_[slot];
     if (w.next_issue >= w.next_fetch || w.fetch_ready > now) {
       why = StallReason::kFetch;

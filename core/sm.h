@@ -100,7 +100,7 @@ class Sm final : public SmModel {
   }
   void finish_warp(uint32_t warp_slot);
   // A field fetch or issue selects warps by changed (the warp's bits in their sets).
-  void warp_changed(uint32_t warp_slot);
+  [[gnu::always_inline]] void warp_changed(uint32_t warp_slot);
   void release_barriers();
   uint64_t next_timed_event(uint64_t now) const;
 

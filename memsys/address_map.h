@@ -112,9 +112,9 @@ class AddressMap {
 
  private:
   // (channel, local_chunk) of chunk index k, and back.
-  void split_chunk(uint64_t chunk, uint32_t* channel, uint64_t* local_chunk) const;
+  [[gnu::always_inline]] void split_chunk(uint64_t chunk, uint32_t* channel, uint64_t* local_chunk) const;
   uint64_t join_chunk(uint32_t channel, uint64_t local_chunk) const;
-  uint32_t block_hash(uint64_t block) const;
+  [[gnu::always_inline]] uint32_t block_hash(uint64_t block) const;
 
   IndexHash partition_hash_;
   IndexHash bank_hash_;

@@ -64,7 +64,7 @@ class LatchedQueue {
     return producer_.capacity - size_t(in_flight);
   }
   bool can_stage() const { return free_slots() > 0; }
-  void stage(const T& item) {
+  [[gnu::always_inline]] void stage(const T& item) {
     if (!can_stage()) throw std::logic_error("LatchedQueue: staged past its capacity (a producer skipped can_stage)");
     const unsigned parity = producer_parity();
     Half& h = halves_[parity];

@@ -298,7 +298,7 @@ Eviction SectorCache::fill_sectors(uint64_t addr, uint32_t sectors) {
 }
 
 template <typename BytesOf>
-Eviction SectorCache::write_sectors_with(uint64_t addr, uint32_t sectors, bool allocate_line, BytesOf&& bytes_of) {
+[[gnu::always_inline]] inline Eviction SectorCache::write_sectors_with(uint64_t addr, uint32_t sectors, bool allocate_line, BytesOf&& bytes_of) {
   Eviction ev;
   if (sectors == 0) return ev;
   const uint32_t li = use_line(addr, allocate_line, ev);

@@ -70,7 +70,7 @@ class alignas(64) SmClusterPiece final : public EnginePiece {
   }
   // Ticks SM s (receiving its replies first when `staged`); whether it must
   // be visited in the next cycle.
-  bool run_sm(uint32_t s, uint64_t now, bool staged);
+  [[gnu::always_inline]] bool run_sm(uint32_t s, uint64_t now, bool staged);
 
   std::vector<std::unique_ptr<SmModel>>& sms_;
   const uint32_t first_, last_;

@@ -23,7 +23,7 @@ class WakeCalendar {
  public:
   WakeCalendar() { far_.reserve(64); }
 
-  void add(uint32_t index, uint64_t cycle, uint64_t now) {
+  [[gnu::always_inline]] void add(uint32_t index, uint64_t cycle, uint64_t now) {
     if (wheel_ == 0) next_ = std::max(next_, now);
     cycle = std::max(cycle, next_);
     if (cycle - next_ < 64) {
@@ -36,7 +36,7 @@ class WakeCalendar {
   }
 
   // The warps due at or before `now`, removed from the calendar.
-  uint64_t take_due(uint64_t now) {
+  [[gnu::always_inline]] uint64_t take_due(uint64_t now) {
     uint64_t due = 0;
     if (now >= next_ && wheel_ != 0) {
       const uint64_t span = now - next_ + 1;  // cycles next_ .. now

@@ -31,7 +31,7 @@ class IssueCandidates {
         resource_of_(warps, 0),
         changed_(subcores, 1) {}
 
-  void update(uint32_t slot, const WarpState& w) {
+  [[gnu::always_inline]] void update(uint32_t slot, const WarpState& w) {
     const uint32_t sc = layout_.subcore(slot), index = layout_.index(slot);
     changed_[sc] = 1;
     const size_t word = size_t(sc) * words_ + index / 64;

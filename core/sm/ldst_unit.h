@@ -41,7 +41,7 @@ class LdstUnit {
   }
   // Whether a memory instruction can issue at `now`: the unit is free, it
   // has accepted fewer than ldst_issue_per_cycle this cycle, and the port accepts.
-  bool can_issue(uint64_t now) {
+  [[gnu::always_inline]] bool can_issue(uint64_t now) {
     if (issue_cycle_ != now) {
       issue_cycle_ = now;
       issued_this_cycle_ = 0;

@@ -56,7 +56,7 @@ class WritebackQueue {
   uint64_t next_cycle() const { return next_; }
   bool due(uint64_t now) const { return next_ <= now; }
   // Removes and returns the earliest result (requires !empty()).
-  Writeback pop() {
+  [[gnu::always_inline]] Writeback pop() {
     --count_;
     const uint32_t s = first_;
     if (s != kNone) {

@@ -59,7 +59,7 @@ class ByteSource {
     return int64_t(v >> 1) ^ -int64_t(v & 1);
   }
   // A signed value that must fit 32 bits (a difference of two uint32).
-  uint32_t z32() {
+  [[gnu::always_inline]] uint32_t z32() {
     const int64_t v = z();
     if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
       stream_fail(std::string(name_) + " stream: value " + std::to_string(v) + " out of range");

@@ -24,7 +24,7 @@ uint32_t LaneAddressStore::words_of(Form form, uint32_t lanes) {
   }
 }
 
-uint32_t LaneAddressStore::next_index() const {
+[[gnu::always_inline]] inline uint32_t LaneAddressStore::next_index() const {
   const size_t at = words_.size();
   if (at > kIndexMask - 2 * kMaxLanes) throw TraceError("more than 2^30 address words in one warp");
   return uint32_t(at);

@@ -15,7 +15,7 @@ namespace lockstep {
 // xor = XOR of every `bits`-bit group of value. Each is a bijection on the low
 // bits for fixed higher bits.
 // Inline: called per access (set indices, address mapping).
-inline uint32_t index_hash(IndexHash hash, uint64_t value, uint32_t bits) {
+[[gnu::always_inline]] inline uint32_t index_hash(IndexHash hash, uint64_t value, uint32_t bits) {
   if (bits == 0) return 0;
   switch (hash) {
     case IndexHash::kLinear:
