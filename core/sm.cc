@@ -90,7 +90,7 @@ void Sm::finish_warp(uint32_t slot) {
   slots_.finish_warp(w.block, slot);
 }
 
-void Sm::warp_changed(uint32_t slot) {
+inline void Sm::warp_changed(uint32_t slot) {  // (only sm.cc calls it)
   fetch_.warp_changed(slot, warps_[slot]);
   candidates_.update(slot, warps_[slot]);
 }

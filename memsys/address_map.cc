@@ -21,14 +21,14 @@ AddressMap::AddressMap(const MemorySpec& spec)
   subpartition_shift_ = uint32_t(std::countr_zero(subpartitions_));
 }
 
-uint32_t AddressMap::block_hash(uint64_t block) const {
+inline uint32_t AddressMap::block_hash(uint64_t block) const {
   if (partition_hash_ == IndexHash::kLinear) return 0;
   // The hash of the chunk index block * 2^a with its low a bits clear: for a
   // power-of-two channel count, (r ^ block_hash) is exactly the hash of the chunk.
   return index_hash(partition_hash_, block << pow2_bits_, pow2_bits_);
 }
 
-void AddressMap::split_chunk(uint64_t chunk, uint32_t* channel, uint64_t* local_chunk) const {
+inline void AddressMap::split_chunk(uint64_t chunk, uint32_t* channel, uint64_t* local_chunk) const {
   const uint64_t block = channels_pow2_ ? chunk >> pow2_bits_ : chunk / channels_;
   const uint32_t position = channels_pow2_ ? uint32_t(chunk & (channels_ - 1)) : uint32_t(chunk % channels_);
   *channel = position ^ block_hash(block);

@@ -23,7 +23,7 @@ void SmClusterPiece::run(uint64_t now) {
   }
 }
 
-bool SmClusterPiece::run_sm(uint32_t s, uint64_t now, bool staged) {
+inline bool SmClusterPiece::run_sm(uint32_t s, uint64_t now, bool staged) {
   SmModel& sm = *sms_[s];
   // The SM consumes its reply port: it takes in last cycle's replies
   // first and publishes its pops last, every cycle it is visited.
