@@ -24,7 +24,8 @@ if ((${#missing[@]})); then
 fi
 
 # clang by default (CXX chooses another compiler): it builds this tree in
-# about half of g++'s time, and its binary runs as fast (README, Tests).
+# about half of g++'s time, and its binary runs about as fast (README,
+# Tests; bench/README, "The compiler").
 if [ ! -f build/CMakeCache.txt ]; then
   CXX=${CXX:-clang++} cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
