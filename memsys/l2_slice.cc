@@ -10,6 +10,8 @@ L2Slice::L2Slice(uint32_t id, const L2Spec& spec, const AddressMap& map)
     : id_(id),
       spec_(spec),
       map_(map),
+      request_locator_(map),
+      fill_locator_(map),
       policy_(spec),
       mshrs_(spec.mshr_entries, spec.mshr_max_merge),
       pipeline_(size_t(spec.latency) + spec.icnt_to_l2_queue),
@@ -71,9 +73,9 @@ void L2Slice::cycle(uint64_t now) {
   }
   // The next cycle's lookup: its tag index slot into the host's cache (no effect on any result).
   if (!input_.empty()) {
-    policy_.cache().prefetch(map_.slice_local(input_.front().addr));
+    policy_.cache().prefetch(request_local(input_.front().addr));
   } else if (!pipeline_.empty() && pipeline_.front().ready <= now + 1) {
-    policy_.cache().prefetch(map_.slice_local(pipeline_.front().packet.addr));
+    policy_.cache().prefetch(request_local(pipeline_.front().packet.addr));
   }
 
   // 4. The miss queue hands one request to the DRAM request queue.
@@ -85,7 +87,7 @@ void L2Slice::cycle(uint64_t now) {
 }
 
 bool L2Slice::lookup(const MemPacket& request, uint64_t now) {
-  const uint64_t local = map_.slice_local(request.addr);
+  const uint64_t local = request_local(request.addr);
   const SectorState state = policy_.lookup(local);
   L2SliceStats& st = stats_[request.stat_slot];
   const bool reply_room = replies_.size() < spec_.l2_to_icnt_queue;
@@ -143,7 +145,7 @@ void L2Slice::process_fill(uint64_t now) {
   const uint64_t sector = policy_.sector_addr(done.addr);
   ++stats_[done.stat_slot].fill_sectors;
   // Allocate on fill; the sector's bytes written meanwhile stay on top of memory's.
-  queue_writebacks(policy_.fill(map_.slice_local(sector)), done.stat_slot);
+  queue_writebacks(policy_.fill(fill_local(sector)), done.stat_slot);
   release_buffer_.clear();
   mshrs_.release(sector, release_buffer_);
   for (const MemPacket& waiter : release_buffer_) {
@@ -156,7 +158,7 @@ void L2Slice::process_fill(uint64_t now) {
 }
 
 void L2Slice::write_bytes(uint64_t addr, uint32_t mask, uint8_t stat_slot) {
-  queue_writebacks(policy_.write(map_.slice_local(addr), mask), stat_slot);
+  queue_writebacks(policy_.write(request_local(addr), mask), stat_slot);
 }
 
 void L2Slice::queue_writebacks(const VictimWriteBacks& victim, uint8_t stat_slot) {

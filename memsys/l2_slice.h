@@ -133,10 +133,17 @@ class L2Slice {
   // The atomic unit starts on a readable sector.
   void start_atomic(const MemPacket& request, uint64_t now);
   DramRequest dram_request_for(uint64_t global_sector, bool write, uint8_t stat_slot) const;
+  // The slice-local address of a request's (or a fill's) global address: a
+  // locator per path keeps its last interleave chunk's partition hash, which
+  // the head's prefetch, its lookup and the sectors of one line share.
+  uint64_t request_local(uint64_t addr) { return request_locator_.locate(addr).local; }
+  uint64_t fill_local(uint64_t addr) { return fill_locator_.locate(addr).local; }
 
   const uint32_t id_;
   const L2Spec spec_;
   const AddressMap& map_;
+  LineLocator request_locator_;
+  LineLocator fill_locator_;
   L2CachePolicy policy_;          // the cache, indexed by slice-local addresses
   MshrTable<MemPacket> mshrs_;    // keyed by global sector address
 

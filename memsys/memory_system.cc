@@ -59,6 +59,8 @@ MemorySystem::MemorySystem(const MemorySpec& spec, uint32_t sms, uint32_t sms_pe
   replies_staged_ = std::make_unique<StagedPorts>(sms);
   for (uint32_t s = 0; s < sms; ++s) from_memory_[s].report_stages_to(replies_staged_.get(), s);
   cluster_rr_.assign(clusters, 0);
+  cluster_locators_.reserve(clusters);
+  for (uint32_t c = 0; c < clusters; ++c) cluster_locators_.emplace_back(map_);
   requesting_sms_.assign((sms + 63) / 64, 0);
   requested_before_.assign(requesting_sms_.size(), 0);
   const uint32_t nslices = spec.l2_slices();
@@ -260,7 +262,7 @@ void MemorySystem::inject_request(uint32_t c, uint64_t cycle) {
     if (port.empty()) continue;
     const MemPacket& p = port.front();
     if (!request_net_->can_inject(c, p)) return;
-    request_net_->inject(c, map_.slice(p.addr), p, cycle);
+    request_net_->inject(c, cluster_locators_[c].locate(p.addr).slice, p, cycle);
     port.pop();
     cluster_rr_[c] = k + 1 == count ? 0 : k + 1;
     return;

@@ -202,6 +202,7 @@ class MemorySystem : public MemoryModel {
   // Request crossbar unit.
   std::unique_ptr<Crossbar> request_net_;             // clusters -> slices
   std::vector<uint32_t> cluster_rr_;                  // per cluster: the SM after the last to inject
+  std::vector<LineLocator> cluster_locators_;         // per cluster: its requests' slices, a chunk's hash kept
   std::vector<uint64_t> requesting_sms_;              // bit set: SMs holding requests after receive_inputs
   std::vector<uint64_t> requested_before_;            // requesting_sms_ of the previous cycle
   std::unique_ptr<StagedPorts> sms_staged_;           // the SMs' stages into to_memory_
