@@ -103,19 +103,25 @@ void FunctionalSm::run(bool more_coming, uint64_t step_limit) {
 bool FunctionalSm::turn(Warp& w) {
   const KernelProgram& program = *program_;
   for (;;) {
+    // The instructions up to the next memory instruction, counted in locals
+    // (nothing is stored per instruction).
     const std::vector<WarpInstruction>& insts = w.trace->insts;
-    while (w.next < insts.size()) {
-      const WarpInstruction& wi = insts[w.next++];
-      ++stats_.warp_insts;
-      const uint32_t active = uint32_t(std::popcount(wi.active_mask));
-      stats_.thread_insts += active;
-      const TimedInstruction& ti = program[wi.static_id];
-      if (ti.kind == InstKind::kMemory) {
-        memory_instruction(ti, wi, *w.trace);
-        // Whether it ended: its next segment's part may be empty.
-        while (w.next >= w.trace->insts.size() && w.segments_more) next_part(w);
-        return w.next >= w.trace->insts.size();
-      }
+    const WarpInstruction* const from = insts.data() + w.next;
+    const WarpInstruction* const end = insts.data() + insts.size();
+    const WarpInstruction* p = from;
+    uint64_t threads = 0;
+    while (p != end && program[p->static_id].kind != InstKind::kMemory) threads += uint32_t(std::popcount((p++)->active_mask));
+    const bool memory = p != end;
+    if (memory) threads += uint32_t(std::popcount(p->active_mask));
+    const uint32_t taken = uint32_t(p - from) + (memory ? 1 : 0);
+    w.next += taken;
+    stats_.warp_insts += taken;
+    stats_.thread_insts += threads;
+    if (memory) {
+      memory_instruction(program[p->static_id], *p, *w.trace);
+      // Whether it ended: its next segment's part may be empty.
+      while (w.next >= w.trace->insts.size() && w.segments_more) next_part(w);
+      return w.next >= w.trace->insts.size();
     }
     if (!w.segments_more) return true;
     next_part(w);
