@@ -69,14 +69,14 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
     kernel.launch.program = &program;
     kernel.launch.warps_per_block = info.warps_per_block();
     kernel.launch.occupancy = launch_occupancy(spec, info);
-    const KernelWorkload work = encoder.encode(trace, job.kernel_index, program, kernel.launch.occupancy.l1_kb,
-                                              spec.sms * kernel.launch.occupancy.blocks_per_sm);
+    const KernelWorkload work = encoder.encode(trace, job.kernel_index, program, kernel.launch.occupancy.l1_kb);
     if (!perfect) share_bandwidth(kernel.latencies, work.traffic);
     const auto characterise_start = Clock::now();
     const KernelCharacterisation timing = characterise(work.blocks, program, spec.sm, characterised_latency);
     report.precharacterisation_seconds += std::chrono::duration<double>(Clock::now() - characterise_start).count();
     kernel.blocks = &work.blocks;
     kernel.timing = &timing;
+    kernel.costs = &work.costs;
 
     // The SMs of a kernel are independent: any thread, any order.
     std::vector<AbstractSmResult> sms(spec.sms);

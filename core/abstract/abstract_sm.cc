@@ -218,7 +218,7 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
   scheduler_base_[sc]->issued(slot);
   uint64_t result = 0;
   if (ci.memory) {
-    const MemoryCost& mc = work_->memory[w.memory++];
+    const MemoryCost& mc = (*k_.costs)[work_->memory[w.memory++]];
     ++stats_.mem_insts;
     ++ldst_issued_;
     ldst_free_ = now + mc.busy;

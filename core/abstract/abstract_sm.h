@@ -47,6 +47,7 @@ struct AbstractKernel {
   const KernelProgram* program = nullptr;
   const BasicBlocks* blocks = nullptr;
   const KernelCharacterisation* timing = nullptr;
+  const std::vector<MemoryCost>* costs = nullptr;  // what SmWorkload::memory indexes (KernelWorkload::costs)
   KernelLaunch launch;
   MemoryLatencies latencies;
   // Block launch costs, as the cycle model's dispatcher charges them

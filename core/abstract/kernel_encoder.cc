@@ -105,16 +105,46 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
   return c;
 }
 
-KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb,
-                                     uint32_t first_wave) {
+uint32_t KernelEncoder::cost_index(uint32_t static_id, const MemoryCost& c, std::vector<MemoryCost>& costs) {
+  // Mostly one of the costs the same static instruction had lately (the warps
+  // of a block run the same code, with few distinct access patterns).
+  if (static_id >= recent_costs_.size()) {
+    std::array<uint32_t, kRecentCosts> none;
+    none.fill(UINT32_MAX);
+    recent_costs_.resize(size_t(static_id) + 1, none);
+  }
+  std::array<uint32_t, kRecentCosts>& recent = recent_costs_[static_id];
+  size_t k = 0;
+  while (k < kRecentCosts && recent[k] != UINT32_MAX && !(costs[recent[k]] == c)) ++k;
+  uint32_t id;
+  if (k < kRecentCosts && recent[k] != UINT32_MAX) {
+    id = recent[k];
+  } else {
+    const auto [it, added] = cost_ids_.try_emplace(c, uint32_t(costs.size()));
+    if (added) costs.push_back(c);
+    id = it->second;
+    k = kRecentCosts - 1;
+  }
+  // Most recent first.
+  for (; k > 0; --k) recent[k] = recent[k - 1];
+  recent[0] = id;
+  return id;
+}
+
+KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb) {
   KernelWorkload out;
   out.sms.resize(sms_);
+  cost_ids_.clear();
+  recent_costs_.clear();
   if (levels_) levels_->start_kernel(l1_kb);
   // Pass over the trace: each warp's fall-through runs (first static, length) and memory costs.
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> runs(sms_);
+  struct Run {
+    uint32_t first, length;
+  };
+  std::vector<ChunkedArray<Run>> runs(sms_);
   BasicBlocks::Builder builder;
   const StaticTable& table = trace.static_table(kernel);
-  std::unique_ptr<BlockCursor> cursor = trace.open_blocks_ahead(kernel, first_wave);
+  std::unique_ptr<BlockCursor> cursor = trace.open_blocks_ahead(kernel, 0);
   if (!cursor) cursor = trace.open_blocks(kernel);
   BlockTrace block;
   while (cursor->next(block)) {
@@ -130,14 +160,14 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
       ew.path_begin = uint32_t(runs[sm].size());
       ew.memory_begin = uint32_t(work.memory.size());
       out.fall.runs(w, [&](uint32_t first, uint32_t last, uint32_t length) {
-        runs[sm].emplace_back(first, length);
+        runs[sm].push_back(Run{first, length});
         builder.add_run(first, last);
       });
       ew.path_end = uint32_t(runs[sm].size());
       for (const WarpInstruction& wi : w.insts) {
         ew.thread_insts += active_lanes(wi.active_mask);
         const TimedInstruction& ti = program[wi.static_id];
-        if (ti.kind == InstKind::kMemory) work.memory.push_back(cost(ti, w, wi, sm));
+        if (ti.kind == InstKind::kMemory) work.memory.push_back(cost_index(wi.static_id, cost(ti, w, wi, sm), out.costs));
       }
       work.warp_insts += w.insts.size();
     }

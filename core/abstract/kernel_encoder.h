@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "core/abstract/basic_blocks.h"
@@ -24,6 +25,7 @@ struct KernelWorkload {
   FallThrough fall;
   BasicBlocks blocks;
   std::vector<SmWorkload> sms;
+  std::vector<MemoryCost> costs;  // the distinct memory costs SmWorkload::memory indexes
   uint64_t blocks_read = 0;
   KernelTraffic traffic;  // full memory: what the kernel moves through the L2 and DRAM
 };
@@ -34,13 +36,29 @@ class KernelEncoder {
   KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatencies& latencies, CacheHitLevels* levels);
   // `l1_kb`: the L1D the kernel's carve-out leaves. Throws TraceError for a
   // bad trace; std::runtime_error for a path that is not whole blocks.
-  // `first_wave`: the blocks the GPU holds at once (sms x blocks per SM); the
-  // trace source decodes that many ahead on a thread of its own when it can.
-  KernelWorkload encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb,
-                        uint32_t first_wave);
+  // The trace source decodes the blocks one chunk ahead on a thread of its
+  // own when it can (not a whole first wave: the encoder reads whole blocks
+  // and takes each at once, so a wave decoded ahead would only hold memory,
+  // 400 MB for vecadd's 640 resident blocks at 100 M warp instructions).
+  KernelWorkload encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb);
 
  private:
   MemoryCost cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm);
+  // The index of `c`, the cost of an instance of static instruction
+  // `static_id`, in `costs`, appended if new.
+  uint32_t cost_index(uint32_t static_id, const MemoryCost& c, std::vector<MemoryCost>& costs);
+  struct CostHash {
+    size_t operator()(const MemoryCost& c) const {
+      const uint64_t a = uint64_t(c.latency) << 32 | uint64_t(c.busy) << 16 | c.l2_sectors;
+      const uint64_t b = uint64_t(c.dram_sectors) << 16 | c.dram_writebacks;
+      return size_t((a ^ b * 0x9E3779B97F4A7C15ull) * 0xC2B2AE3D27D4EB4Full >> 17);
+    }
+  };
+  std::unordered_map<MemoryCost, uint32_t, CostHash> cost_ids_;  // this kernel's, into KernelWorkload::costs
+  // Per static instruction: the cost indices its last instances got, most
+  // recent first (UINT32_MAX: none yet).
+  static constexpr size_t kRecentCosts = 4;
+  std::vector<std::array<uint32_t, kRecentCosts>> recent_costs_;
 
   const SmSpec& sm_;
   const uint32_t sms_;

@@ -1,10 +1,12 @@
 #pragma once
 // What the abstract timing model knows of the blocks one SM runs in a kernel
 // (GATSim §II-B, from the trace): per warp its path as a sequence of basic
-// blocks and the cost of each of its memory instructions, in flat arrays
-// (no allocation per warp or per instruction).
+// blocks and the cost of each of its memory instructions, in chunked arrays
+// (an allocation per few thousand entries, none per warp or instruction).
 #include <cstdint>
 #include <vector>
+
+#include "core/abstract/chunked_array.h"
 
 namespace lockstep {
 
@@ -15,6 +17,8 @@ struct MemoryCost {
   uint16_t l2_sectors = 0;    // sectors served by the L2 or below (bandwidth)
   uint16_t dram_sectors = 0;  // sectors read from DRAM (bandwidth; the access waits for them)
   uint16_t dram_writebacks = 0;  // dirty sectors it evicts from the L2 (DRAM bandwidth after it)
+
+  bool operator==(const MemoryCost&) const = default;
 };
 
 struct EncodedWarp {
@@ -31,8 +35,13 @@ struct EncodedBlock {
 struct SmWorkload {
   std::vector<EncodedBlock> blocks;  // in dispatch order
   std::vector<EncodedWarp> warps;
-  std::vector<uint32_t> path;
-  std::vector<MemoryCost> memory;
+  // Chunked, not vectors: a kernel's paths and costs are the largest thing
+  // the abstract model holds (they grow with the kernel).
+  ChunkedArray<uint32_t> path;
+  // Per memory instruction, in each warp's order: its cost's index in the
+  // kernel's table of distinct costs (KernelWorkload::costs; most repeat),
+  // 4 bytes an instruction where the record takes 12.
+  ChunkedArray<uint32_t> memory;
   uint64_t warp_insts = 0;
 };
 
