@@ -39,7 +39,7 @@ class KernelEncoder {
   // The trace source decodes the blocks one chunk ahead on a thread of its
   // own when it can (not a whole first wave: the encoder reads whole blocks
   // and takes each at once, so a wave decoded ahead would only hold memory,
-  // 400 MB for vecadd's 640 resident blocks at 100 M warp instructions).
+  // 340 MB for vecadd's 640 resident blocks at 100 M warp instructions).
   KernelWorkload encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb);
 
  private:

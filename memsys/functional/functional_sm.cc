@@ -110,7 +110,8 @@ bool FunctionalSm::turn(Warp& w) {
     const WarpInstruction* const end = insts.data() + insts.size();
     const WarpInstruction* p = from;
     uint64_t threads = 0;
-    while (p != end && program[p->static_id].kind != InstKind::kMemory) threads += uint32_t(std::popcount((p++)->active_mask));
+    while (p != end && program[p->static_id].kind != InstKind::kMemory)
+      threads += uint32_t(std::popcount((p++)->active_mask));
     const bool memory = p != end;
     if (memory) threads += uint32_t(std::popcount(p->active_mask));
     const uint32_t taken = uint32_t(p - from) + (memory ? 1 : 0);
