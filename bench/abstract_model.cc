@@ -4,18 +4,27 @@
 // the full memory system; then the mean absolute error, the worst kernel,
 // and the speed of both (one thread, pre-characterisation included).
 //
-// usage: abstract_model [--size 1M] [--workdir DIR] [--threads N] [--only perfect|full]
-//   --size     warp instructions per generated workload (default 1M)
-//   --threads  threads of the abstract model's speed run (default 1; the comparison is on 1)
-//   --only     one memory mode
+// usage: abstract_model [--size 1M] [--workdir DIR] [--threads N] [--only perfect|full] [--rss-scale N]
+//   --size       warp instructions per generated workload (default 1M)
+//   --threads    threads of the abstract model's speed run (default 1; the comparison is on 1)
+//   --only       one memory mode
+//   --rss-scale  also peak RSS and time of `lockstep run --model abstract` on vecadd and stencil2d at
+//                1M and N x 1M warp instructions, kernels read twice (the default above 32M warp
+//                instructions) and read once (--read-twice-above 2^64-1); 0 (default): not measured
 // Cases: every generated workload (lockstep gen, QV100) and every sample
 // trace in ../shared/traces on its architecture's config, all converted to .lst.
+#include <sys/resource.h>
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_support.h"
@@ -31,9 +40,10 @@ using namespace lockstep;
 namespace {
 
 constexpr const char* kUsage =
-    "usage: abstract_model [--size 1M] [--workdir DIR] [--threads N] [--only perfect|full]\n"
+    "usage: abstract_model [--size 1M] [--workdir DIR] [--threads N] [--only perfect|full] [--rss-scale N]\n"
     "Runs the cycle and the abstract model on the generated workloads (QV100) and the sample traces,\n"
-    "prints per-kernel cycles and errors, mean absolute error, worst kernel, and speeds.\n";
+    "prints per-kernel cycles and errors, mean absolute error, worst kernel, and speeds; with --rss-scale N\n"
+    "also peak RSS against trace length (1M and N x 1M warp instructions), kernels read twice and once.\n";
 
 uint64_t parse_size(const std::string& s) {
   double v = std::stod(s);
@@ -59,6 +69,19 @@ SimulationReport run(const Case& c, const std::string& model, bool perfect, uint
   return simulate(*trace, spec, o);
 }
 
+// Peak RSS (MB) and wall seconds of `lockstep run LST --model abstract` on QV100 with `extra` arguments.
+std::pair<double, double> rss_run(const fs::path& lockstep, const fs::path& lst, const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {lockstep.string(), "run", lst.string(), "--model", "abstract", "--gpu", "QV100",
+                                   "--quiet"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  rusage usage{};
+  const auto start = std::chrono::steady_clock::now();
+  const int status = bench::run_child(argv, &usage);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("lockstep run " + lst.string() + " failed");
+  return {double(usage.ru_maxrss) / 1024.0, wall};
+}
+
 uint64_t insts(const SimulationReport& r) {
   uint64_t n = 0;
   for (const KernelReport& k : r.kernels) n += k.stats.warp_insts;
@@ -73,12 +96,14 @@ int main(int argc, char** argv) try {
   uint32_t threads = 1;
   fs::path workdir = fs::temp_directory_path();
   std::string only;
+  uint32_t rss_scale = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--size") size = parse_size(v);
     else if (k == "--workdir") workdir = v;
     else if (k == "--threads") threads = uint32_t(std::stoul(v));
     else if (k == "--only") only = v;
+    else if (k == "--rss-scale") rss_scale = uint32_t(std::stoul(v));
     else {
       std::fprintf(stderr, "abstract_model: unknown option %s\n%s", k.c_str(), kUsage);
       return 2;
@@ -158,6 +183,36 @@ int main(int argc, char** argv) try {
       double wall = 0;
       for (const Case& c : cases) wall += run(c, "abstract", perfect, threads).wall_seconds;
       std::printf("%s, all traces: abstract %.2f M warp insts/s on %u threads\n", mode, total_insts / wall / 1e6, threads);
+    }
+  }
+  if (rss_scale > 0) {
+    // Peak RSS against trace length: stencil2d grows by more blocks of the
+    // same length, vecadd (grid-stride, one kernel) by longer blocks.
+    const fs::path lockstep = fs::canonical("/proc/self/exe").parent_path().parent_path() / "lockstep";
+    std::printf("\n## peak RSS against trace length (full memory, QV100, one thread)\n\n"
+                "| trace | warp insts | read twice (default) MB | s | read once MB | s |\n|---|---|---|---|---|---|\n");
+    for (const char* w : {"stencil2d", "vecadd"}) {
+      for (uint32_t scale : {1u, rss_scale}) {
+        GenOptions g;
+        g.workload = w;
+        g.size = uint64_t(1'000'000) * scale;
+        g.sms = 80;
+        const fs::path dir = scratch.path() / (std::string(w) + "-rss");
+        const fs::path lst = scratch.path() / (std::string(w) + "-rss.lst");
+        generate_trace(g, dir);
+        convert_text_trace(dir, lst);
+        fs::remove_all(dir);
+        const auto [twice_mb, twice_s] = rss_run(lockstep, lst, {});
+        const auto [once_mb, once_s] = rss_run(lockstep, lst, {"--read-twice-above", "18446744073709551615"});
+        uint64_t warp_insts = 0;
+        {
+          const auto trace = open_trace(lst, nullptr);
+          for (uint32_t k = 0; k < trace->manifest().kernels.size(); ++k) warp_insts += trace->summarize(k).warp_insts;
+        }
+        std::printf("| %s %uM | %llu | %.1f | %.2f | %.1f | %.2f |\n", w, scale, (unsigned long long)warp_insts,
+                    twice_mb, twice_s, once_mb, once_s);
+        fs::remove(lst);
+      }
     }
   }
   return 0;

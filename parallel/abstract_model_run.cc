@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "core/abstract/abstract_sm.h"
@@ -51,6 +53,7 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
   std::unique_ptr<CacheHitLevels> levels;
   if (!perfect) levels = std::make_unique<CacheHitLevels>(spec);
   KernelEncoder encoder(spec.sm, spec.sms, latencies, levels.get());
+  std::unique_ptr<CacheHitLevels> scratch;  // the L2 a kernel read twice goes through first
   tbb::task_arena arena(int(std::max(1u, options.engine.threads)));
 
   uint64_t clock = 0;
@@ -69,7 +72,16 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
     kernel.launch.program = &program;
     kernel.launch.warps_per_block = info.warps_per_block();
     kernel.launch.occupancy = launch_occupancy(spec, info);
-    const KernelWorkload work = encoder.encode(trace, job.kernel_index, program, kernel.launch.occupancy.l1_kb);
+    const uint32_t l1_kb = kernel.launch.occupancy.l1_kb;
+    const std::optional<uint64_t> length = trace.indexed_warp_insts(job.kernel_index);
+    const bool read_twice = options.abstract_read_twice_above == 0 || (length && *length > options.abstract_read_twice_above);
+    KernelWorkload work;
+    if (read_twice) {
+      if (!perfect && !scratch) scratch = std::make_unique<CacheHitLevels>(spec);
+      work = encoder.scan(trace, job.kernel_index, program, l1_kb, scratch.get());
+    } else {
+      work = encoder.encode(trace, job.kernel_index, program, l1_kb);
+    }
     if (!perfect) share_bandwidth(kernel.latencies, work.traffic);
     const auto characterise_start = Clock::now();
     const KernelCharacterisation timing = characterise(work.blocks, program, spec.sm, characterised_latency);
@@ -80,13 +92,41 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
 
     // The SMs of a kernel are independent: any thread, any order.
     std::vector<AbstractSmResult> sms(spec.sms);
-    arena.execute([&] {
-      tbb::parallel_for(uint32_t(0), spec.sms, [&](uint32_t s) {
-        if (work.sms[s].blocks.empty()) return;
-        AbstractSm sm(kernel);
-        sms[s] = sm.run(work.sms[s]);
+    if (!read_twice) {
+      arena.execute([&] {
+        tbb::parallel_for(uint32_t(0), spec.sms, [&](uint32_t s) {
+          if (work.sms[s].blocks.empty()) return;
+          AbstractSm sm(kernel);
+          sms[s] = sm.run(work.sms[s]);
+        });
       });
-    });
+    } else {
+      // Read again a few rounds of blocks at a time; each SM runs until it
+      // needs a block not read yet, and frees what it has timed.
+      encoder.start(trace, job.kernel_index, l1_kb, work);
+      ++report.kernels_read_twice;
+      std::vector<std::unique_ptr<AbstractSm>> timers(spec.sms);
+      std::vector<uint8_t> done(spec.sms, 0);
+      for (bool more = true; more;) {
+        more = encoder.read_more(program, work, options.abstract_read_ahead);
+        ++report.read_twice_steps;
+        arena.execute([&] {
+          tbb::parallel_for(uint32_t(0), spec.sms, [&](uint32_t s) {
+            SmWorkload& w = work.sms[s];
+            if (done[s] || w.blocks.empty()) return;
+            if (!timers[s]) timers[s] = std::make_unique<AbstractSm>(kernel);
+            if (timers[s]->advance(w, !more)) {
+              sms[s] = timers[s]->result();
+              timers[s].reset();
+              done[s] = 1;
+              w = SmWorkload();
+            } else {
+              w.release_before_block(timers[s]->first_block_needed());
+            }
+          });
+        });
+      }
+    }
     KernelReport k;
     k.kernel_index = job.kernel_index;
     k.kernel_id = info.kernel_id;

@@ -66,6 +66,15 @@ struct RunOptions {
   // The cycle model's memory below the SMs, by name (parallel/memory_models.h): "cycle"
   // (L1D/L2/DRAM) or "perfect" (--perfect-memory: fixed latency).
   std::string memory_model = "cycle";
+  // The abstract model reads a kernel of more than this many warp
+  // instructions (by the trace's index) twice, and times its SMs while it
+  // reads it the second time: it then holds what the SMs' resident blocks
+  // need, not the whole kernel (same results, more time). 0: every kernel
+  // so, also from a trace without an index (text), read once otherwise.
+  uint64_t abstract_read_twice_above = 32'000'000;
+  // Read the second time in steps of at least this many warp instructions
+  // (and two blocks per SM), each timed before the next (tests: small).
+  uint64_t abstract_read_ahead = 2'000'000;
   // Each kernel's counters also per unit (--per-unit): per SM (KernelResult::
   // sm_stats) and per memory-side block instance (KernelResult::memory_units).
   // Off: nothing of it is kept; on: collected where the totals are, never per cycle.

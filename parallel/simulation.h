@@ -63,6 +63,9 @@ struct SimulationReport {
   bool memcpy_warms_l2 = true;  // MemcpyHtoD filled the L2
   CacheControl cache_control = CacheControl::kNone;  // the caches each kernel started from (--cache-control)
   double precharacterisation_seconds = 0;  // abstract model: wall time of the pre-characterisation
+  // Abstract model: kernels read twice and timed as read (RunOptions::
+  // abstract_read_twice_above), and the steps in which they were read the second time.
+  uint64_t kernels_read_twice = 0, read_twice_steps = 0;
   // Selected kernels in `kernels` only if cut (truncated), else listed here.
   std::vector<KernelNotSimulated> not_simulated;
   std::string error;  // the error that stopped the run; the report then holds what was done before it

@@ -276,7 +276,10 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
                 r.truncated ? "true" : "false");
   out += run;
   if (r.model == "abstract") {
-    std::snprintf(run, sizeof run, ", \"precharacterisation_seconds\": %.6f", r.precharacterisation_seconds);
+    std::snprintf(run, sizeof run,
+                  ", \"precharacterisation_seconds\": %.6f, \"kernels_read_twice\": %llu, \"read_twice_steps\": %llu",
+                  r.precharacterisation_seconds, (unsigned long long)r.kernels_read_twice,
+                  (unsigned long long)r.read_twice_steps);
     out += run;
   }
   out += "}}\n";

@@ -368,11 +368,39 @@ uint64_t AbstractSm::resource_free_from(uint32_t resource, uint32_t sc, uint64_t
 }
 
 AbstractSmResult AbstractSm::run(const SmWorkload& work) {
+  advance(work, true);
+  return result();
+}
+
+uint32_t AbstractSm::first_block_needed() const {
+  // Resident blocks read their warps' paths and costs; the next ones are not taken yet.
+  uint32_t first = next_block_;
+  for (uint32_t b = 0; b < block_of_slot_.size(); ++b)
+    if (slots_.trace(b)) first = std::min(first, block_of_slot_[b]);
+  return first;
+}
+
+AbstractSmResult AbstractSm::result() {
+  AbstractSmResult r;
+  r.cycles = retired_any_ ? last_retire_ + 1 : 0;
+  r.stats = std::move(stats_);
+  return r;
+}
+
+bool AbstractSm::advance(const SmWorkload& work, bool all) {
   work_ = &work;
   const uint32_t blocks = uint32_t(work.blocks.size());
-  uint32_t next_block = 0;
-  uint64_t now = 0;
+  uint32_t next_block = next_block_;
+  uint64_t now = now_;
   for (;;) {
+    // A cycle reads at most the next two blocks (one accepted, the next one's
+    // dispatch slot): without them, it waits for more (at a cycle's start,
+    // where nothing of it has happened yet).
+    if (!all && next_block + 2 > blocks) {
+      next_block_ = next_block;
+      now_ = now;
+      return false;
+    }
     // Warps whose last results are written back this cycle finish.
     for (size_t i = 0; i < finishing_.size();) {
       if (finishing_[i].first > now) {
@@ -412,10 +440,9 @@ AbstractSmResult AbstractSm::run(const SmWorkload& work) {
     }
     now = next;
   }
-  AbstractSmResult r;
-  r.cycles = retired_any_ ? last_retire_ + 1 : 0;
-  r.stats = std::move(stats_);
-  return r;
+  next_block_ = next_block;
+  now_ = now;
+  return true;
 }
 
 }  // namespace lockstep

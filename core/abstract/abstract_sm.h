@@ -66,7 +66,17 @@ struct AbstractSmResult {
 class AbstractSm {
  public:
   AbstractSm(const AbstractKernel& kernel);
+  // Times all of `work` (every block of the SM's kernel).
   AbstractSmResult run(const SmWorkload& work);
+  // Times `work` as it is read: runs until the SM needs a block `work` does
+  // not hold yet (false; call again once more are added) or, with `all`
+  // (every block is there), to the end (true). The same timing as run(),
+  // however the blocks come.
+  bool advance(const SmWorkload& work, bool all);
+  // The first block of `work` a later advance() still reads.
+  uint32_t first_block_needed() const;
+  // After advance() returned true.
+  AbstractSmResult result();
 
  private:
   struct PendingResult {
@@ -163,6 +173,9 @@ class AbstractSm {
   std::vector<std::pair<uint64_t, uint32_t>> finishing_;  // (cycle, warp slot): done issuing, results in flight
   std::vector<uint32_t> finished_in_issue_;
   std::vector<uint32_t> block_of_slot_;   // block slot -> index into SmWorkload::blocks
+  // Where advance() goes on: the cycle and the next block of the workload.
+  uint64_t now_ = 0;
+  uint32_t next_block_ = 0;
   uint64_t launch_seq_ = 0, last_retire_ = 0;
   uint64_t dispatch_at_ = 0;
   bool retired_any_ = false;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "core/shared_memory_banks.h"
 #include "core/sm_memory_access.h"
@@ -33,7 +35,8 @@ KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatenci
   sectors_.reserve(128);
 }
 
-MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm) {
+MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm,
+                                CacheHitLevels* levels) {
   MemoryCost c;
   c.latency = sm_.perfect_memory_latency;
   // The lane addresses are read only where they decide the cost: shared
@@ -46,7 +49,7 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
     c.latency = sm_.shared_latency + waves - 1;
     return c;
   }
-  if (ti.space == MemSpace::kConst || !levels_ || !ti.has_addresses) return c;
+  if (ti.space == MemSpace::kConst || !levels || !ti.has_addresses) return c;
   if (wi.active_mask == 0) return c;
   // The sector requests of the sub-warp groups (core/coalescer.h), as the LD/ST
   // unit makes them; from the stride form of the lanes' addresses when the trace
@@ -84,14 +87,14 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
   }
   // As the L1D decides (L1DataCache::access): local and texture always cached, global when l1d.cache_global.
   const SmAccessOp op = access_op(ti.op);
-  const bool cached = ti.space == MemSpace::kLocal || ti.space == MemSpace::kTexture || levels_->l1_caches_global();
+  const bool cached = ti.space == MemSpace::kLocal || ti.space == MemSpace::kTexture || levels->l1_caches_global();
   const LineAccessKind kind = op == SmAccessOp::kAtomic ? LineAccessKind::kAtomic
                               : op == SmAccessOp::kStore ? LineAccessKind::kStore
                               : cached                   ? LineAccessKind::kLoad
                                                          : LineAccessKind::kLoadUncached;
   uint32_t latency = 0, l2 = 0, dram = 0, writebacks = 0;
   for (const LineTouch& t : lines_) {
-    const LineCost lc = levels_->access(sm, t.line * 128, t.sectors, t.bytes, kind, t.requests);
+    const LineCost lc = levels->access(sm, t.line * 128, t.sectors, t.bytes, kind, t.requests);
     latency = std::max(latency, latencies_.of(lc.level));
     l2 += lc.l2_sectors;
     dram += lc.dram_reads;
@@ -105,7 +108,7 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
   return c;
 }
 
-uint32_t KernelEncoder::cost_index(uint32_t static_id, const MemoryCost& c, std::vector<MemoryCost>& costs) {
+[[gnu::always_inline]] inline uint32_t KernelEncoder::cost_index(uint32_t static_id, const MemoryCost& c, std::vector<MemoryCost>& costs) {
   // Mostly one of the costs the same static instruction had lately (the warps
   // of a block run the same code, with few distinct access patterns).
   if (static_id >= recent_costs_.size()) {
@@ -131,6 +134,47 @@ uint32_t KernelEncoder::cost_index(uint32_t static_id, const MemoryCost& c, std:
   return id;
 }
 
+namespace {
+
+// A kernel's thread-block count and per-SM arrays index with 32 bits.
+void check_index_room(const SmWorkload& work, uint32_t kernel) {
+  constexpr uint64_t kRoom = uint64_t(UINT32_MAX) - 1;
+  if (work.path.size() > kRoom || work.memory.size() > kRoom || work.warps.size() > kRoom || work.blocks.size() > kRoom)
+    throw std::runtime_error("kernel " + std::to_string(kernel) + ": more than 2^32 basic blocks, memory instructions, "
+                             "warps or blocks on one SM (abstract model)");
+}
+
+}  // namespace
+
+[[gnu::always_inline]] inline void KernelEncoder::encode_costs(const KernelProgram& program, const WarpTrace& w,
+                                                               uint32_t sm, SmWorkload& work, EncodedWarp& ew,
+                                                               std::vector<MemoryCost>& costs) {
+  uint64_t lanes = 0;
+  for (const WarpInstruction& wi : w.insts) {
+    lanes += active_lanes(wi.active_mask);
+    const TimedInstruction& ti = program[wi.static_id];
+    if (ti.kind == InstKind::kMemory) work.memory.push_back(cost_index(wi.static_id, cost(ti, w, wi, sm, levels_), costs));
+  }
+  ew.thread_insts += lanes;
+  work.warp_insts += w.insts.size();
+}
+
+template <typename AddWarp>
+void KernelEncoder::encode_block(const BlockTrace& block, KernelWorkload& out, AddWarp&& add_warp) {
+  const uint32_t sm = uint32_t(out.blocks_read % sms_);
+  SmWorkload& work = out.sms[sm];
+  EncodedBlock eb;
+  eb.order = uint32_t(out.blocks_read++);
+  eb.warp_begin = uint32_t(work.warps.size());
+  for (const WarpTrace& w : block.warps) {
+    EncodedWarp ew;
+    add_warp(w, sm, work, ew);
+    work.warps.push_back(ew);
+  }
+  eb.warp_end = uint32_t(work.warps.size());
+  work.blocks.push_back(eb);
+}
+
 KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb) {
   KernelWorkload out;
   out.sms.resize(sms_);
@@ -150,13 +194,7 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
   while (cursor->next(block)) {
     program.extend(table);
     out.fall.grow(table);
-    const uint32_t sm = uint32_t(out.blocks_read % sms_);
-    SmWorkload& work = out.sms[sm];
-    EncodedBlock& eb = work.blocks.emplace_back();
-    eb.order = uint32_t(out.blocks_read++);
-    eb.warp_begin = uint32_t(work.warps.size());
-    for (const WarpTrace& w : block.warps) {
-      EncodedWarp& ew = work.warps.emplace_back();
+    encode_block(block, out, [&](const WarpTrace& w, uint32_t sm, SmWorkload& work, EncodedWarp& ew) {
       ew.path_begin = uint32_t(runs[sm].size());
       ew.memory_begin = uint32_t(work.memory.size());
       out.fall.runs(w, [&](uint32_t first, uint32_t last, uint32_t length) {
@@ -164,21 +202,17 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
         builder.add_run(first, last);
       });
       ew.path_end = uint32_t(runs[sm].size());
-      for (const WarpInstruction& wi : w.insts) {
-        ew.thread_insts += active_lanes(wi.active_mask);
-        const TimedInstruction& ti = program[wi.static_id];
-        if (ti.kind == InstKind::kMemory) work.memory.push_back(cost_index(wi.static_id, cost(ti, w, wi, sm), out.costs));
-      }
-      work.warp_insts += w.insts.size();
-    }
-    eb.warp_end = uint32_t(work.warps.size());
+      encode_costs(program, w, sm, work, ew, out.costs);
+      check_index_room(work, kernel);
+    });
   }
   if (levels_) out.traffic = levels_->traffic();
   out.blocks = builder.build(table, program, out.fall);
   // Runs -> basic-block paths.
   for (uint32_t sm = 0; sm < sms_; ++sm) {
     SmWorkload& work = out.sms[sm];
-    for (EncodedWarp& ew : work.warps) {
+    for (size_t i = 0; i < work.warps.size(); ++i) {
+      EncodedWarp& ew = work.warps[i];
       const uint32_t begin = uint32_t(work.path.size());
       for (uint32_t r = ew.path_begin; r < ew.path_end; ++r) {
         const auto [first, length] = runs[sm][r];
@@ -187,10 +221,93 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
       }
       ew.path_begin = begin;
       ew.path_end = uint32_t(work.path.size());
+      check_index_room(work, kernel);
     }
     runs[sm] = {};
   }
   return out;
+}
+
+KernelWorkload KernelEncoder::scan(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb,
+                                   CacheHitLevels* scratch) {
+  KernelWorkload out;
+  if (levels_ && !scratch) throw std::invalid_argument("KernelEncoder::scan: the full memory system needs a scratch copy");
+  if (levels_) {
+    scratch->copy_l2_from(*levels_);
+    scratch->start_kernel(l1_kb);
+  }
+  BasicBlocks::Builder builder;
+  const StaticTable& table = trace.static_table(kernel);
+  std::unique_ptr<BlockCursor> cursor = trace.open_blocks_ahead(kernel, 0);
+  if (!cursor) cursor = trace.open_blocks(kernel);
+  BlockTrace block;
+  while (cursor->next(block)) {
+    program.extend(table);
+    out.fall.grow(table);
+    const uint32_t sm = uint32_t(out.blocks_read++ % sms_);
+    for (const WarpTrace& w : block.warps) {
+      out.fall.runs(w, [&](uint32_t first, uint32_t last, uint32_t) { builder.add_run(first, last); });
+      // Only the caches' state and traffic matter here: the accesses that reach them.
+      if (!levels_) continue;
+      for (const WarpInstruction& wi : w.insts) {
+        const TimedInstruction& ti = program[wi.static_id];
+        if (ti.kind == InstKind::kMemory && ti.space != MemSpace::kShared) cost(ti, w, wi, sm, scratch);
+      }
+    }
+  }
+  if (levels_) out.traffic = scratch->traffic();
+  out.blocks = builder.build(table, program, out.fall);
+  return out;
+}
+
+void KernelEncoder::start(TraceSource& trace, uint32_t kernel, uint32_t l1_kb, KernelWorkload& work) {
+  work.sms.clear();
+  work.sms.resize(sms_);
+  work.costs.clear();
+  work.blocks_read = 0;
+  cost_ids_.clear();
+  recent_costs_.clear();
+  if (levels_) levels_->start_kernel(l1_kb);
+  stream_table_ = &trace.static_table(kernel);
+  stream_kernel_ = kernel;
+  stream_.reset();  // (one cursor per kernel at a time)
+  stream_ = trace.open_blocks_ahead(kernel, 0);
+  if (!stream_) stream_ = trace.open_blocks(kernel);
+}
+
+bool KernelEncoder::read_more(KernelProgram& program, KernelWorkload& out, uint64_t warp_insts) {
+  if (!stream_) return false;
+  const uint64_t first = out.blocks_read;
+  uint64_t insts = 0;
+  BlockTrace block;
+  while (out.blocks_read - first < 2 * uint64_t(sms_) || insts < warp_insts || out.blocks_read % sms_ != 0) {
+    if (!stream_->next(block)) {
+      stream_.reset();
+      if (levels_ && !(levels_->traffic() == out.traffic))
+        throw std::runtime_error("kernel " + std::to_string(stream_kernel_) +
+                                 ": read twice, its trace gave other memory traffic the second time");
+      return false;
+    }
+    program.extend(*stream_table_);
+    out.fall.grow(*stream_table_);
+    encode_block(block, out, [&](const WarpTrace& w, uint32_t sm, SmWorkload& work, EncodedWarp& ew) {
+      ew.path_begin = uint32_t(work.path.size());
+      ew.memory_begin = uint32_t(work.memory.size());
+      bool whole = true;
+      out.fall.runs(w, [&](uint32_t first_static, uint32_t, uint32_t length) {
+        whole = whole && out.blocks.for_each_block(first_static, length, out.fall,
+                                                   [&](uint32_t b) { work.path.push_back(b); });
+      });
+      if (!whole)
+        throw std::runtime_error("kernel " + std::to_string(stream_kernel_) +
+                                 ": a warp's path is not made of whole basic blocks (read twice, the trace changed?)");
+      ew.path_end = uint32_t(work.path.size());
+      encode_costs(program, w, sm, work, ew, out.costs);
+      insts += w.insts.size();
+      check_index_room(work, stream_kernel_);
+    });
+  }
+  return true;
 }
 
 }  // namespace lockstep

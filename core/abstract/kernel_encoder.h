@@ -42,8 +42,32 @@ class KernelEncoder {
   // 340 MB for vecadd's 640 resident blocks at 100 M warp instructions).
   KernelWorkload encode(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb);
 
+  // The same workload in two reads of the kernel, for a kernel too long to
+  // hold (its SMs timed as it is read, AbstractSm::advance). scan() reads it
+  // once for what must be known before any SM runs: the basic blocks and,
+  // with the full memory system, the traffic (from `scratch`, a copy of the
+  // cache levels' L2, which it changes: the levels themselves are left as
+  // they are). Then start() and read_more() read it again, appending blocks
+  // to the returned workload's SMs in the order encode() would.
+  KernelWorkload scan(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb,
+                      CacheHitLevels* scratch);
+  void start(TraceSource& trace, uint32_t kernel, uint32_t l1_kb, KernelWorkload& work);
+  // Reads whole rounds of blocks (one per SM), at least two and at least
+  // `warp_insts` warp instructions, or to the kernel's end; false once
+  // every block is read. Throws std::runtime_error when the second read
+  // finds another kernel than the first (the trace changed in between).
+  bool read_more(KernelProgram& program, KernelWorkload& work, uint64_t warp_insts);
+
  private:
-  MemoryCost cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm);
+  MemoryCost cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm,
+                  CacheHitLevels* levels);
+  // Appends the warp's memory costs to `work` and counts its instructions.
+  void encode_costs(const KernelProgram& program, const WarpTrace& w, uint32_t sm, SmWorkload& work, EncodedWarp& ew,
+                    std::vector<MemoryCost>& costs);
+  // The next block read into `work`: its SM, its block record and each
+  // warp's record, from `add_warp(warp, sm work, encoded warp)`.
+  template <typename AddWarp>
+  void encode_block(const BlockTrace& block, KernelWorkload& work, AddWarp&& add_warp);
   // The index of `c`, the cost of an instance of static instruction
   // `static_id`, in `costs`, appended if new.
   uint32_t cost_index(uint32_t static_id, const MemoryCost& c, std::vector<MemoryCost>& costs);
@@ -59,6 +83,11 @@ class KernelEncoder {
   // recent first (UINT32_MAX: none yet).
   static constexpr size_t kRecentCosts = 4;
   std::vector<std::array<uint32_t, kRecentCosts>> recent_costs_;
+
+  // The second read of a kernel read in two (start(), read_more()).
+  std::unique_ptr<BlockCursor> stream_;
+  const StaticTable* stream_table_ = nullptr;
+  uint32_t stream_kernel_ = 0;
 
   const SmSpec& sm_;
   const uint32_t sms_;

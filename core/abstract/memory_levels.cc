@@ -71,6 +71,11 @@ void CacheHitLevels::start_kernel(uint32_t l1_kb) {
     std::fill(v->begin(), v->end(), 0);
 }
 
+void CacheHitLevels::copy_l2_from(const CacheHitLevels& other) {
+  if (other.l2_.size() != l2_.size()) throw std::invalid_argument("CacheHitLevels::copy_l2_from: another GPU's L2");
+  for (size_t i = 0; i < l2_.size(); ++i) *l2_[i] = *other.l2_[i];
+}
+
 void CacheHitLevels::copy_to_device(uint64_t address, uint64_t bytes) {
   // As the cycle model's copy engine (memsys/copy_engine.h).
   for_each_copied_line(address, bytes, spec_.memory.l2_bytes(), spec_.memory.l2.line_bytes,

@@ -57,6 +57,8 @@ MemoryLatencies memory_latencies(const GpuSpec& spec);
 struct KernelTraffic {
   std::vector<uint64_t> slice_sectors, channel_sectors;
   std::vector<uint64_t> sm_l2_sectors, sm_dram_sectors;
+
+  bool operator==(const KernelTraffic&) const = default;
 };
 
 // The L2 and DRAM are shared by the SMs of a kernel: a kernel cannot move
@@ -86,6 +88,9 @@ class CacheHitLevels {
   // A kernel starts: the L1s are empty again (not coherent) and sized by the
   // kernel's carve-out (`l1_kb` for the L1D); the L2 keeps its lines.
   void start_kernel(uint32_t l1_kb);
+  // The L2's lines as `other` (same GPU) holds them: with start_kernel()
+  // after it, this goes through a kernel exactly as `other` would.
+  void copy_l2_from(const CacheHitLevels& other);
   // A host-to-device copy leaves its last L2-sized part in the L2.
   void copy_to_device(uint64_t address, uint64_t bytes);
   // SM `sm` accesses the sectors `sectors` (bit s: sector s) of the 128 B

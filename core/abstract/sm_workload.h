@@ -32,17 +32,34 @@ struct EncodedBlock {
   uint32_t order = 0;                     // its place in the kernel's dispatch order (trace order)
 };
 
+// All the SM's blocks of a kernel (read whole), or those read so far (a
+// kernel timed as it is read: the SM frees what it has timed, and indices
+// stay those of the whole kernel).
 struct SmWorkload {
-  std::vector<EncodedBlock> blocks;  // in dispatch order
-  std::vector<EncodedWarp> warps;
-  // Chunked, not vectors: a kernel's paths and costs are the largest thing
-  // the abstract model holds (they grow with the kernel).
+  ChunkedArray<EncodedBlock, 8> blocks;  // in dispatch order
+  ChunkedArray<EncodedWarp, 8> warps;
+  // A kernel's paths and costs are the largest thing the abstract model
+  // holds (they grow with the kernel).
   ChunkedArray<uint32_t> path;
   // Per memory instruction, in each warp's order: its cost's index in the
   // kernel's table of distinct costs (KernelWorkload::costs; most repeat),
   // 4 bytes an instruction where the record takes 12.
   ChunkedArray<uint32_t> memory;
   uint64_t warp_insts = 0;
+
+  // No block before `block` (and none of their warps' paths and costs) is
+  // read again.
+  void release_before_block(uint32_t block) {
+    if (block >= blocks.size() || block < blocks.released()) return;
+    const EncodedBlock& b = blocks[block];
+    if (b.warp_begin < warps.size()) {
+      const EncodedWarp& w = warps[b.warp_begin];
+      path.release_before(w.path_begin);
+      memory.release_before(w.memory_begin);
+    }
+    warps.release_before(b.warp_begin);
+    blocks.release_before(block);
+  }
 };
 
 }  // namespace lockstep

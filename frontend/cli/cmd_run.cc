@@ -63,6 +63,11 @@ int cmd_run(const Args& args) {
       "cluster<C>.sm<ID> (C = ID / gpu.sms_per_cluster), then icnt.request, icnt.reply, l2.slice<ID>, "
       "dram.channel<ID>, each with its raw counters (an error without --stats-json)")(
       "perfect-memory", po::bool_switch(&perfect), "no L1D/L2/DRAM: every global/local access takes sm.perfect_memory_latency")(
+      "read-twice-above",
+      whole_number("read-twice-above", &options.abstract_read_twice_above, 0, UINT64_MAX),
+      "abstract model: a kernel of more warp instructions than this (by a .lst's index) is read twice and its SMs "
+      "timed as it is read, in memory its resident blocks bound instead of memory growing with the kernel (same "
+      "results, more time; 0: every kernel, also from a text trace)")(
       "threads", whole_number("threads", &options.engine.threads, 1, kMaxThreads),
       "simulation threads, the memory-side thread included (up to 1024, also more than the cores)")(
       "schedule", po::value(&schedule),

@@ -71,6 +71,7 @@ class ContainerTraceSource : public TraceSource {
     for (uint32_t op = 0; op < t.opcode_counts.size(); ++op) s.opcode_counts.emplace_back(table.opcode(op), t.opcode_counts[op]);
     return s;
   }
+  std::optional<uint64_t> indexed_warp_insts(uint32_t kernel) override { return reader_.totals(kernel).warp_insts; }
   std::vector<std::string> partial_trace() const override { return partial_trace_; }
 
  private:

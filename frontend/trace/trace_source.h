@@ -4,6 +4,7 @@
 // streamed in order in the decoded form.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,9 @@ class TraceSource {
   }
   // Kernel k's totals; the default reads every block.
   virtual KernelSummary summarize(uint32_t kernel);
+  // Kernel k's warp instructions when the source knows them without reading
+  // its blocks (a container's index); nullopt otherwise.
+  virtual std::optional<uint64_t> indexed_warp_insts(uint32_t /*kernel*/) { return std::nullopt; }
   // What is missing from the kernels read so far when the trace was read with
   // PartialTraces::kAllow (see kernel_completeness.h), one line each; a
   // container carries what was found when it was converted.

@@ -50,5 +50,30 @@ TEST(ChunkedArray, ClearEmptiesItForReuse) {
   EXPECT_EQ(a[0], 42u);
 }
 
+TEST(ChunkedArray, ReleasingAPrefixFreesWholeChunksAndKeepsIndices) {
+  ChunkedArray<uint32_t, 2> a;  // chunks of 4
+  for (uint32_t i = 0; i < 10; ++i) a.push_back(100 + i);
+  a.release_before(6);  // chunk 0 (0-3) goes; 4 and 5 share chunk 1 with 6 and 7
+  EXPECT_EQ(a.released(), 4u);
+  EXPECT_EQ(a.size(), 10u);
+  for (uint32_t i = 4; i < 10; ++i) EXPECT_EQ(a[i], 100 + i) << "element " << i;
+  a.release_before(3);  // nothing more: released stays
+  EXPECT_EQ(a.released(), 4u);
+  for (uint32_t i = 10; i < 14; ++i) a.push_back(100 + i);
+  a.release_before(13);
+  EXPECT_EQ(a.released(), 12u);
+  EXPECT_EQ(a[12], 112u);
+  EXPECT_EQ(a[13], 113u);
+  a.release_before(100);  // beyond the end: up to the last (partly used) chunk
+  EXPECT_EQ(a.released(), 12u);
+  a.push_back(114);
+  EXPECT_EQ(a.back(), 114u);
+  EXPECT_EQ(a[13], 113u);
+  a.clear();
+  EXPECT_EQ(a.released(), 0u);
+  a.push_back(7);
+  EXPECT_EQ(a[0], 7u);
+}
+
 }  // namespace
 }  // namespace lockstep

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "frontend/convert/open_trace.h"
 #include "frontend/gen/workload_generator.h"
@@ -91,15 +92,28 @@ TEST(Determinism, TheComparisonDetectsAChangedModel) {
 
 // The abstract model simulates the SMs of a kernel on any of oneTBB's
 // threads: 1, 2 and 7 threads give identical statistics, with perfect memory
-// and with the per-level latencies, on every real trace and generated workload.
-std::string abstract_json(const std::filesystem::path& trace, const std::string& gpu, uint32_t threads, bool perfect) {
+// and with the per-level latencies, on every real trace and generated
+// workload; so does reading each kernel twice and timing it while reading.
+SimulationReport abstract_run(const std::filesystem::path& trace, const std::string& gpu, uint32_t threads,
+                              bool perfect, bool read_twice = false, const std::vector<std::string>& sets = {}) {
   auto src = open_trace(trace, nullptr);
-  const GpuSpec spec = load_gpu_spec(gpu, {});
+  const GpuSpec spec = load_gpu_spec(gpu, sets);
   RunOptions o;
   o.model = "abstract";
   o.memory_model = perfect ? "perfect" : "cycle";
   o.engine.threads = threads;
-  return deterministic_json(simulate(*src, spec, o));
+  o.per_unit_stats = true;
+  if (read_twice) {
+    // Every kernel read twice, two blocks per SM at a time.
+    o.abstract_read_twice_above = 0;
+    o.abstract_read_ahead = 1;
+  }
+  return simulate(*src, spec, o);
+}
+
+std::string abstract_json(const std::filesystem::path& trace, const std::string& gpu, uint32_t threads, bool perfect,
+                          bool read_twice = false, const std::vector<std::string>& sets = {}) {
+  return deterministic_json(abstract_run(trace, gpu, threads, perfect, read_twice, sets));
 }
 
 TEST(Determinism, AbstractModelGivesIdenticalStatsOnAnyThreadCount) {
@@ -114,6 +128,7 @@ TEST(Determinism, AbstractModelGivesIdenticalStatsOnAnyThreadCount) {
     generate_trace(g, dir / w);
     traces.emplace_back(dir / w, "QV100");
   }
+  uint64_t kernels_read_twice = 0, steps = 0;
   for (const auto& [trace, gpu] : traces) {
     SCOPED_TRACE(trace.string());
     for (bool perfect : {true, false}) {
@@ -122,8 +137,20 @@ TEST(Determinism, AbstractModelGivesIdenticalStatsOnAnyThreadCount) {
       EXPECT_NE(one.find("smsp__inst_executed.sum"), std::string::npos);
       EXPECT_EQ(abstract_json(trace, gpu, 2, perfect), one) << "2 threads";
       EXPECT_EQ(abstract_json(trace, gpu, 7, perfect), one) << "7 threads";
+      EXPECT_EQ(abstract_json(trace, gpu, 1, perfect, true), one) << "read twice";
+      // Read twice on a GPU of 4 SMs: a kernel's second read comes in many
+      // steps of two blocks per SM, and the SMs wait for blocks many times.
+      const std::vector<std::string> four = {"gpu.sms=4"};
+      const std::string small = abstract_json(trace, gpu, 1, perfect, false, four);
+      const SimulationReport twice = abstract_run(trace, gpu, 1, perfect, true, four);
+      EXPECT_EQ(deterministic_json(twice), small) << "read twice, 4 SMs";
+      EXPECT_EQ(abstract_json(trace, gpu, 3, perfect, true, four), small) << "read twice, 4 SMs, 3 threads";
+      kernels_read_twice += twice.kernels_read_twice;
+      steps += twice.read_twice_steps;
     }
   }
+  // Many kernels took several steps (two blocks per SM at most 8 at a time).
+  EXPECT_GT(steps, 2 * kernels_read_twice);
 }
 
 }  // namespace
