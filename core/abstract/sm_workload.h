@@ -50,7 +50,14 @@ struct SmWorkload {
   // No block before `block` (and none of their warps' paths and costs) is
   // read again.
   void release_before_block(uint32_t block) {
-    if (block >= blocks.size() || block < blocks.released()) return;
+    if (block < blocks.released()) return;
+    if (block >= blocks.size()) {  // every block read so far
+      path.release_before(path.size());
+      memory.release_before(memory.size());
+      warps.release_before(warps.size());
+      blocks.release_before(blocks.size());
+      return;
+    }
     const EncodedBlock& b = blocks[block];
     if (b.warp_begin < warps.size()) {
       const EncodedWarp& w = warps[b.warp_begin];

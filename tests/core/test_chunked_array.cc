@@ -1,6 +1,7 @@
 // ChunkedArray (core/abstract/chunked_array.h): what a vector would hold,
 // element for element, across chunk boundaries, and nothing after clear().
 #include "core/abstract/chunked_array.h"
+#include "core/abstract/sm_workload.h"
 
 #include <gtest/gtest.h>
 
@@ -73,6 +74,51 @@ TEST(ChunkedArray, ReleasingAPrefixFreesWholeChunksAndKeepsIndices) {
   EXPECT_EQ(a.released(), 0u);
   a.push_back(7);
   EXPECT_EQ(a[0], 7u);
+}
+
+// An SM's workload read a few blocks at a time: what the blocks before the
+// first one still needed used is freed, by whole chunks, and the rest keeps
+// its indices.
+TEST(SmWorkload, ReleasingBlocksFreesTheirWarpsPathsAndCosts) {
+  SmWorkload w;
+  const uint32_t kBlocks = 600, kWarps = 4, kPath = 3, kMemory = 5;
+  auto add_block = [&](uint32_t b) {
+    EncodedBlock eb;
+    eb.order = b;
+    eb.warp_begin = uint32_t(w.warps.size());
+    for (uint32_t k = 0; k < kWarps; ++k) {
+      EncodedWarp ew;
+      ew.path_begin = uint32_t(w.path.size());
+      ew.memory_begin = uint32_t(w.memory.size());
+      for (uint32_t p = 0; p < kPath; ++p) w.path.push_back(b * 100 + p);
+      for (uint32_t m = 0; m < kMemory; ++m) w.memory.push_back(b * 1000 + m);
+      ew.path_end = uint32_t(w.path.size());
+      w.warps.push_back(ew);
+    }
+    eb.warp_end = uint32_t(w.warps.size());
+    w.blocks.push_back(eb);
+  };
+  for (uint32_t b = 0; b < kBlocks; ++b) add_block(b);
+  w.release_before_block(500);
+  EXPECT_GT(w.blocks.released(), 0u);
+  EXPECT_LE(w.blocks.released(), 500u);
+  EXPECT_LE(w.warps.released(), 500u * kWarps);
+  EXPECT_LE(w.path.released(), 500u * kWarps * kPath);
+  EXPECT_LE(w.memory.released(), 500u * kWarps * kMemory);
+  EXPECT_GT(w.memory.released(), 0u);
+  for (uint32_t b = 500; b < kBlocks; ++b) {
+    const EncodedBlock& eb = w.blocks[b];
+    ASSERT_EQ(eb.order, b);
+    const EncodedWarp& first = w.warps[eb.warp_begin];
+    EXPECT_EQ(w.path[first.path_begin], b * 100);
+    EXPECT_EQ(w.memory[first.memory_begin + kMemory - 1], b * 1000 + kMemory - 1);
+  }
+  w.release_before_block(kBlocks);  // all read so far: only the last, partly filled chunks stay
+  add_block(kBlocks);
+  const EncodedBlock& last = w.blocks[kBlocks];
+  EXPECT_EQ(w.path[w.warps[last.warp_begin].path_begin], kBlocks * 100);
+  w.release_before_block(0);  // before what is released: nothing changes
+  EXPECT_EQ(w.blocks[kBlocks].order, kBlocks);
 }
 
 }  // namespace
