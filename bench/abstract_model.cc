@@ -22,6 +22,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -71,15 +73,19 @@ SimulationReport run(const Case& c, const std::string& model, bool perfect, uint
 
 // Peak RSS (MB) and wall seconds of `lockstep run LST --model abstract` on QV100 with `extra` arguments.
 std::pair<double, double> rss_run(const fs::path& lockstep, const fs::path& lst, const std::vector<std::string>& extra) {
+  const fs::path json = lst.string() + ".json";
   std::vector<std::string> argv = {lockstep.string(), "run", lst.string(), "--model", "abstract", "--gpu", "QV100",
-                                   "--quiet"};
+                                   "--quiet", "--stats-json", json.string()};
   argv.insert(argv.end(), extra.begin(), extra.end());
   rusage usage{};
   const auto start = std::chrono::steady_clock::now();
   const int status = bench::run_child(argv, &usage);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("lockstep run " + lst.string() + " failed");
-  return {double(usage.ru_maxrss) / 1024.0, wall};
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(json);
+  return {bench::child_peak_rss_mb(text, usage), wall};
 }
 
 uint64_t insts(const SimulationReport& r) {

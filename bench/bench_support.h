@@ -108,4 +108,17 @@ inline int run_shell(const std::string& command) {
   return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// The peak RSS (MB) of a `lockstep run` child: what its stats JSON
+// (`json`, the file's text) says ("peak_rss_mb", the child's own high-water
+// mark), else `usage.ru_maxrss`, which also counts this benchmark's own size
+// at the fork (the maximum is carried across exec).
+inline double child_peak_rss_mb(const std::string& json, const rusage& usage) {
+  const size_t at = json.rfind("\"peak_rss_mb\"");
+  if (at != std::string::npos) {
+    const double mb = std::atof(json.c_str() + json.find(':', at) + 1);
+    if (mb > 0) return mb;
+  }
+  return double(usage.ru_maxrss) / 1024.0;
+}
+
 }  // namespace lockstep::bench

@@ -63,6 +63,7 @@ Run run_lockstep(const fs::path& lockstep, const std::string& trace, const std::
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string j = ss.str();
+  r.rss_mb = lockstep::bench::child_peak_rss_mb(j, usage);
   const std::string total = j.substr(j.find("\"total\""));
   r.insts = json_number(total, "smsp__inst_executed.sum");
   r.l1_hit = json_number(total, "l1tex__t_sector_hit_rate.pct");

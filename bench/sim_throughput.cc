@@ -96,6 +96,7 @@ Run run_lockstep(const Options& o, const std::string& trace, const std::string& 
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string j = ss.str();
+  r.rss_mb = lockstep::bench::child_peak_rss_mb(j, usage);
   const std::string total = j.substr(j.find("\"total\""));
   r.insts = (unsigned long long)json_number(total, "smsp__inst_executed.sum");
   r.dram_pct = json_number(total, "dram__throughput.avg.pct_of_peak_sustained_elapsed");

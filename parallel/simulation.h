@@ -71,6 +71,7 @@ struct SimulationReport {
   std::string error;  // the error that stopped the run; the report then holds what was done before it
   // Run figures (not deterministic).
   double wall_seconds = 0;
+  double peak_rss_mb = 0;  // the process's peak resident memory, when the command that ran it says (run)
   uint32_t threads = 1;  // simulation threads actually used
   std::string schedule;
   std::string partition;

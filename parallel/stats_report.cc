@@ -257,10 +257,15 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
     // A model without timing: no cycle figures, no engine.
     std::snprintf(run, sizeof run,
                   ",\n \"run\": {\"wall_seconds\": %.6f, \"warp_insts_per_second\": %.1f, \"threads\": %u, "
-                  "\"truncated\": %s}}\n",
+                  "\"truncated\": %s",
                   r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0, r.threads,
                   r.truncated ? "true" : "false");
-    return out + run;
+    out += run;
+    if (r.peak_rss_mb > 0) {
+      std::snprintf(run, sizeof run, ", \"peak_rss_mb\": %.1f", r.peak_rss_mb);
+      out += run;
+    }
+    return out + "}}\n";
   }
   std::snprintf(run, sizeof run,
                 ",\n \"run\": {\"wall_seconds\": %.6f, \"warp_insts_per_second\": %.1f, \"cycles_per_second\": %.1f, "
@@ -275,6 +280,10 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
                 (unsigned long long)r.engine.helped_pieces, handshake_wait_share(r),
                 r.truncated ? "true" : "false");
   out += run;
+  if (r.peak_rss_mb > 0) {
+    std::snprintf(run, sizeof run, ", \"peak_rss_mb\": %.1f", r.peak_rss_mb);
+    out += run;
+  }
   if (r.model == "abstract") {
     std::snprintf(run, sizeof run,
                   ", \"precharacterisation_seconds\": %.6f, \"kernels_read_twice\": %llu, \"read_twice_steps\": %llu",

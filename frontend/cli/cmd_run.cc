@@ -9,6 +9,7 @@
 #include "frontend/cli/commands.h"
 #include "frontend/cli/progress_line.h"
 #include "frontend/convert/open_trace.h"
+#include "frontend/io/process_memory.h"
 #include "frontend/io/output_file.h"
 #include "configs/spec/gpu_config.h"
 #include "parallel/run_models.h"
@@ -164,10 +165,11 @@ int cmd_run(const Args& args) {
   // and the JSON, marked incomplete, if some kernel finished (the CSV, which
   // cannot say so, only for a whole run); the error itself then ends the
   // command. With statistics on standard output, the summary goes to stderr.
-  auto report_results = [&](const SimulationReport& report) {
+  auto report_results = [&](SimulationReport report) {
     progress.finish();
     const bool stopped = !report.error.empty();
     if (stopped && report.kernels.empty()) return;
+    report.peak_rss_mb = process_peak_rss_mb();
     if (!stats_json.empty()) write_stats_json(report, provenance, stats_json);
     if (!stats_csv_file.empty() && !stopped) write_output_file(stats_csv_file, stats_csv(report));
     if (!quiet) print_summary(stats_json == "-" || stats_csv_file == "-" ? stderr : stdout, report);
