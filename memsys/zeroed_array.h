@@ -10,6 +10,7 @@
 // without writing every byte of every array.
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstdint>
@@ -30,8 +31,22 @@ class ZeroedArray {
   static constexpr size_t kMappedBytes = size_t(16) << 10;
 
   explicit ZeroedArray(size_t n) : data_(allocate(n)), size_(n) {}
+  // A mapped copy writes only the source's pages that hold a non-zero byte:
+  // the others stay untouched zero pages in the copy too (and reading an
+  // untouched source page costs no memory either).
   ZeroedArray(const ZeroedArray& other) : data_(allocate(other.size_)), size_(other.size_) {
-    if (size_ != 0) std::memcpy(static_cast<void*>(data_), other.data_, size_ * sizeof(T));
+    if (size_ == 0) return;
+    const size_t bytes = size_ * sizeof(T);
+    if (!mapped(size_)) {
+      std::memcpy(static_cast<void*>(data_), other.data_, bytes);
+      return;
+    }
+    const unsigned char* from = reinterpret_cast<const unsigned char*>(other.data_);
+    unsigned char* to = reinterpret_cast<unsigned char*>(data_);
+    for (size_t at = 0; at < bytes; at += kPageBytes) {
+      const size_t n = std::min(kPageBytes, bytes - at);
+      if (!all_zero(from + at, n)) std::memcpy(to + at, from + at, n);
+    }
   }
   ZeroedArray(ZeroedArray&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
@@ -55,7 +70,19 @@ class ZeroedArray {
   }
 
  private:
+  static constexpr size_t kPageBytes = 4096;
   static bool mapped(size_t n) { return n * sizeof(T) >= kMappedBytes; }
+  static bool all_zero(const unsigned char* p, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      if (w != 0) return false;
+    }
+    for (; i < n; ++i)
+      if (p[i] != 0) return false;
+    return true;
+  }
   static T* allocate(size_t n) {
     if (n == 0) return nullptr;
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();

@@ -53,7 +53,6 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
   std::unique_ptr<CacheHitLevels> levels;
   if (!perfect) levels = std::make_unique<CacheHitLevels>(spec);
   KernelEncoder encoder(spec.sm, spec.sms, latencies, levels.get());
-  std::unique_ptr<CacheHitLevels> scratch;  // the L2 a kernel read twice goes through first
   tbb::task_arena arena(int(std::max(1u, options.engine.threads)));
 
   uint64_t clock = 0;
@@ -77,8 +76,7 @@ SimulationReport run_abstract(TraceSource& trace, const GpuSpec& spec, const Run
     const bool read_twice = options.abstract_read_twice_above == 0 || (length && *length > options.abstract_read_twice_above);
     KernelWorkload work;
     if (read_twice) {
-      if (!perfect && !scratch) scratch = std::make_unique<CacheHitLevels>(spec);
-      work = encoder.scan(trace, job.kernel_index, program, l1_kb, scratch.get());
+      work = encoder.scan(trace, job.kernel_index, program, l1_kb);
     } else {
       work = encoder.encode(trace, job.kernel_index, program, l1_kb);
     }

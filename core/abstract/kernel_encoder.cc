@@ -35,8 +35,7 @@ KernelEncoder::KernelEncoder(const SmSpec& sm, uint32_t sms, const MemoryLatenci
   sectors_.reserve(128);
 }
 
-MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm,
-                                CacheHitLevels* levels) {
+MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm) {
   MemoryCost c;
   c.latency = sm_.perfect_memory_latency;
   // The lane addresses are read only where they decide the cost: shared
@@ -49,7 +48,7 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
     c.latency = sm_.shared_latency + waves - 1;
     return c;
   }
-  if (ti.space == MemSpace::kConst || !levels || !ti.has_addresses) return c;
+  if (ti.space == MemSpace::kConst || !levels_ || !ti.has_addresses) return c;
   if (wi.active_mask == 0) return c;
   // The sector requests of the sub-warp groups (core/coalescer.h), as the LD/ST
   // unit makes them; from the stride form of the lanes' addresses when the trace
@@ -87,14 +86,14 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
   }
   // As the L1D decides (L1DataCache::access): local and texture always cached, global when l1d.cache_global.
   const SmAccessOp op = access_op(ti.op);
-  const bool cached = ti.space == MemSpace::kLocal || ti.space == MemSpace::kTexture || levels->l1_caches_global();
+  const bool cached = ti.space == MemSpace::kLocal || ti.space == MemSpace::kTexture || levels_->l1_caches_global();
   const LineAccessKind kind = op == SmAccessOp::kAtomic ? LineAccessKind::kAtomic
                               : op == SmAccessOp::kStore ? LineAccessKind::kStore
                               : cached                   ? LineAccessKind::kLoad
                                                          : LineAccessKind::kLoadUncached;
   uint32_t latency = 0, l2 = 0, dram = 0, writebacks = 0;
   for (const LineTouch& t : lines_) {
-    const LineCost lc = levels->access(sm, t.line * 128, t.sectors, t.bytes, kind, t.requests);
+    const LineCost lc = levels_->access(sm, t.line * 128, t.sectors, t.bytes, kind, t.requests);
     latency = std::max(latency, latencies_.of(lc.level));
     l2 += lc.l2_sectors;
     dram += lc.dram_reads;
@@ -153,7 +152,7 @@ void check_index_room(const SmWorkload& work, uint32_t kernel) {
   for (const WarpInstruction& wi : w.insts) {
     lanes += active_lanes(wi.active_mask);
     const TimedInstruction& ti = program[wi.static_id];
-    if (ti.kind == InstKind::kMemory) work.memory.push_back(cost_index(wi.static_id, cost(ti, w, wi, sm, levels_), costs));
+    if (ti.kind == InstKind::kMemory) work.memory.push_back(cost_index(wi.static_id, cost(ti, w, wi, sm), costs));
   }
   ew.thread_insts += lanes;
   work.warp_insts += w.insts.size();
@@ -228,13 +227,11 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
   return out;
 }
 
-KernelWorkload KernelEncoder::scan(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb,
-                                   CacheHitLevels* scratch) {
+KernelWorkload KernelEncoder::scan(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb) {
   KernelWorkload out;
-  if (levels_ && !scratch) throw std::invalid_argument("KernelEncoder::scan: the full memory system needs a scratch copy");
   if (levels_) {
-    scratch->copy_l2_from(*levels_);
-    scratch->start_kernel(l1_kb);
+    levels_->save_l2();
+    levels_->start_kernel(l1_kb);
   }
   BasicBlocks::Builder builder;
   const StaticTable& table = trace.static_table(kernel);
@@ -251,11 +248,14 @@ KernelWorkload KernelEncoder::scan(TraceSource& trace, uint32_t kernel, KernelPr
       if (!levels_) continue;
       for (const WarpInstruction& wi : w.insts) {
         const TimedInstruction& ti = program[wi.static_id];
-        if (ti.kind == InstKind::kMemory && ti.space != MemSpace::kShared) cost(ti, w, wi, sm, scratch);
+        if (ti.kind == InstKind::kMemory && ti.space != MemSpace::kShared) cost(ti, w, wi, sm);
       }
     }
   }
-  if (levels_) out.traffic = scratch->traffic();
+  if (levels_) {
+    out.traffic = levels_->traffic();
+    levels_->restore_l2();
+  }
   out.blocks = builder.build(table, program, out.fall);
   return out;
 }

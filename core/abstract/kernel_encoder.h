@@ -45,12 +45,11 @@ class KernelEncoder {
   // The same workload in two reads of the kernel, for a kernel too long to
   // hold (its SMs timed as it is read, AbstractSm::advance). scan() reads it
   // once for what must be known before any SM runs: the basic blocks and,
-  // with the full memory system, the traffic (from `scratch`, a copy of the
-  // cache levels' L2, which it changes: the levels themselves are left as
-  // they are). Then start() and read_more() read it again, appending blocks
-  // to the returned workload's SMs in the order encode() would.
-  KernelWorkload scan(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb,
-                      CacheHitLevels* scratch);
+  // with the full memory system, the traffic (the cache levels go through
+  // the kernel and get their L2 back, CacheHitLevels::save_l2). Then start()
+  // and read_more() read it again, appending blocks to the returned
+  // workload's SMs in the order encode() would.
+  KernelWorkload scan(TraceSource& trace, uint32_t kernel, KernelProgram& program, uint32_t l1_kb);
   void start(TraceSource& trace, uint32_t kernel, uint32_t l1_kb, KernelWorkload& work);
   // Reads whole rounds of blocks (one per SM), at least two and at least
   // `warp_insts` warp instructions, or to the kernel's end; false once
@@ -59,8 +58,7 @@ class KernelEncoder {
   bool read_more(KernelProgram& program, KernelWorkload& work, uint64_t warp_insts);
 
  private:
-  MemoryCost cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm,
-                  CacheHitLevels* levels);
+  MemoryCost cost(const TimedInstruction& ti, const WarpTrace& w, const WarpInstruction& wi, uint32_t sm);
   // Appends the warp's memory costs to `work` and counts its instructions.
   void encode_costs(const KernelProgram& program, const WarpTrace& w, uint32_t sm, SmWorkload& work, EncodedWarp& ew,
                     std::vector<MemoryCost>& costs);

@@ -71,9 +71,16 @@ void CacheHitLevels::start_kernel(uint32_t l1_kb) {
     std::fill(v->begin(), v->end(), 0);
 }
 
-void CacheHitLevels::copy_l2_from(const CacheHitLevels& other) {
-  if (other.l2_.size() != l2_.size()) throw std::invalid_argument("CacheHitLevels::copy_l2_from: another GPU's L2");
-  for (size_t i = 0; i < l2_.size(); ++i) *l2_[i] = *other.l2_[i];
+void CacheHitLevels::save_l2() {
+  if (l2_saved_.empty())
+    for (const auto& slice : l2_) l2_saved_.push_back(std::make_unique<L2CachePolicy>(*slice));
+  else
+    for (size_t i = 0; i < l2_.size(); ++i) *l2_saved_[i] = *l2_[i];
+}
+
+void CacheHitLevels::restore_l2() {
+  if (l2_saved_.size() != l2_.size()) throw std::logic_error("CacheHitLevels::restore_l2 without save_l2");
+  l2_.swap(l2_saved_);
 }
 
 void CacheHitLevels::copy_to_device(uint64_t address, uint64_t bytes) {

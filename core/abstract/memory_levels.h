@@ -88,9 +88,12 @@ class CacheHitLevels {
   // A kernel starts: the L1s are empty again (not coherent) and sized by the
   // kernel's carve-out (`l1_kb` for the L1D); the L2 keeps its lines.
   void start_kernel(uint32_t l1_kb);
-  // The L2's lines as `other` (same GPU) holds them: with start_kernel()
-  // after it, this goes through a kernel exactly as `other` would.
-  void copy_l2_from(const CacheHitLevels& other);
+  // A kernel read twice goes through the levels twice from the same L2:
+  // save_l2() keeps a copy of the L2's state (the L1s start every kernel
+  // empty anyway), restore_l2() puts it back (a swap: the copy's storage is
+  // kept for the next save).
+  void save_l2();
+  void restore_l2();
   // A host-to-device copy leaves its last L2-sized part in the L2.
   void copy_to_device(uint64_t address, uint64_t bytes);
   // SM `sm` accesses the sectors `sectors` (bit s: sector s) of the 128 B
@@ -116,6 +119,7 @@ class CacheHitLevels {
   LineLocator locator_{map_};
   std::vector<SectorCache> l1_;
   std::vector<std::unique_ptr<L2CachePolicy>> l2_;  // per slice
+  std::vector<std::unique_ptr<L2CachePolicy>> l2_saved_;  // save_l2()'s copy
   KernelTraffic traffic_;
 };
 

@@ -340,6 +340,10 @@ TEST(Cli, ThreadsAlonePicksTheThreadedScheduleAndReportsThreadsUsed) {
   EXPECT_NE(threaded.out.find("2 thread(s), schedule para1"), std::string::npos) << threaded.out;
   EXPECT_EQ(read_json(json)["run"]["threads"], 2);
   EXPECT_EQ(read_json(json)["run"]["schedule"], "para1");
+  // The process's own peak resident memory (a few MB at least, far below a GB here).
+  const double rss = read_json(json)["run"]["peak_rss_mb"].get<double>();
+  EXPECT_GT(rss, 2.0);
+  EXPECT_LT(rss, 1024.0);
   const Result seq = lockstep_cmd("run " + trace + " --threads 2 --schedule seq --stats-json '" + json.string() + "'", dir);
   ASSERT_EQ(seq.exit_code, 0) << seq.err;
   EXPECT_NE(seq.out.find("1 thread(s), schedule seq"), std::string::npos) << seq.out;
