@@ -132,12 +132,37 @@ FunctionalKernelResult FunctionalGpu::run_kernel(KernelProgram& program, const S
       sms_[next_sm_]->give(std::move(block));
       next_sm_ = next_sm_ + 1 == nsms ? 0 : next_sm_ + 1;
     }
-    for_each(nsms, [&](uint32_t s) { sms_[s]->run(!exhausted, step_limit); });
-    for_each(l2_.slices(), [&](uint32_t s) { merge_into_slice(s); });
+    // Every SM runs to the chunk's limit. One that waited for a block may be
+    // far behind it: the SMs go at most kStepsPerChunk steps past the
+    // slowest at a time, each part's requests merged before the next one's.
+    // The slices take them in the order of one merge of the whole chunk (by
+    // step, then SM id: a part holds the steps up to its limit, and an SM
+    // runs on only if it stopped at that limit), and the requests held stay
+    // one chunk's.
+    uint64_t slowest = step_limit;
+    for (auto& sm : sms_)
+      if (!sm->idle()) slowest = std::min(slowest, sm->step());
+    running_.assign(nsms, 1);
+    for (uint64_t limit = std::min(step_limit, slowest + kStepsPerChunk);;
+         limit = std::min(step_limit, limit + kStepsPerChunk)) {
+      for_each(nsms, [&](uint32_t s) {
+        if (running_[s]) sms_[s]->run(!exhausted, limit);
+      });
+      for_each(l2_.slices(), [&](uint32_t s) { merge_into_slice(s); });
+      // Every kReleaseEvery merges the request vectors start again from empty:
+      // what they hold is then the largest batch of the last few, not of the run.
+      const bool release = ++merges_ % kReleaseEvery == 0;
+      bool more = false;
+      for (uint32_t s = 0; s < nsms; ++s) {
+        sms_[s]->clear_requests(release);
+        running_[s] = running_[s] && !sms_[s]->idle() && !sms_[s]->starved() && sms_[s]->step() >= limit;
+        more |= running_[s] != 0;
+      }
+      if (limit >= step_limit || !more) break;
+    }
     bool idle = true;  // every SM done
     waiting = true;    // every SM done or starved
     for (auto& sm : sms_) {
-      sm->clear_requests();
       sm->take_spent_blocks(spare_blocks_);
       idle &= sm->idle();
       waiting &= sm->idle() || sm->starved();

@@ -20,7 +20,8 @@
 // needs one has it. What an SM or a slice computes depends only on the trace
 // and the config, never on the threads: results are identical for any thread
 // count. Memory holds the resident blocks, at most one block given ahead per
-// SM, and one chunk's requests.
+// SM, and one chunk's requests (an SM far behind the others, after waiting
+// for a block, catches up a chunk at a time).
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -92,6 +93,9 @@ class FunctionalGpu {
   std::vector<SortScratch> sort_;
   std::vector<std::unique_ptr<BlockTrace>> spare_blocks_;  // storage of retired blocks, to decode into
   uint32_t next_sm_ = 0;  // the SM the next block goes to
+  std::vector<uint8_t> running_;  // per SM: runs on in the chunk's next part (run_kernel's scratch)
+  static constexpr uint64_t kReleaseEvery = 64;
+  uint64_t merges_ = 0;
 };
 
 }  // namespace lockstep

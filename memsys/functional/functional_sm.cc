@@ -387,8 +387,11 @@ void FunctionalSm::add_request(uint32_t slice, L2RequestType type, uint64_t line
   requests.push_back(L2Request{step_, line, sectors, byte_mask, type});
 }
 
-void FunctionalSm::clear_requests() {
-  for (std::vector<L2Request>& r : requests_) r.clear();
+void FunctionalSm::clear_requests(bool release) {
+  for (std::vector<L2Request>& r : requests_) {
+    if (release) std::vector<L2Request>().swap(r);
+    else r.clear();
+  }
 }
 
 void FunctionalSm::take_spent_blocks(std::vector<std::unique_ptr<BlockTrace>>& into) {

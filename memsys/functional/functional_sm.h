@@ -71,7 +71,10 @@ class FunctionalSm {
 
   // The L2 requests made since the last clear_requests(), for `slice`, in issue order.
   std::span<const L2Request> requests(uint32_t slice) const { return requests_[slice]; }
-  void clear_requests();
+  // `release`: also gives their storage back (vectors keep the largest
+  // batch they held; 80 SMs x 64 slices of them otherwise hold the largest
+  // of a whole run).
+  void clear_requests(bool release = false);
   // Storage of retired blocks, for the reader to decode into.
   void take_spent_blocks(std::vector<std::unique_ptr<BlockTrace>>& into);
   SmStats take_stats();
