@@ -1,8 +1,10 @@
-// lockstep verify TRACE [--models cycle,memory] [--threads 1,2,4,8] [--schedules seq,para1,para2] [--partitions ...]
+// lockstep verify TRACE [--models cycle,memory,abstract] [--threads 1,2,4,8] [--schedules seq,para1,para2] [--partitions ...]
 // Runs the trace once per combination and compares every counter of every
 // kernel with the sequential run of the same model: the determinism contract,
 // checked. The cycle model runs every schedule, thread count and partition;
-// a model without schedules (memory) every thread count.
+// a model without schedules (memory, abstract) every thread count, and the
+// abstract model once more with its kernels read the other way (all twice,
+// or all once when the reference read some twice).
 #include <boost/program_options.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -54,8 +56,9 @@ int cmd_verify(const Args& args) {
       "every kernel with the sequential run; exit code 1 and the first differing counters on any difference.\noptions");
   opts.add_options()("help,h", "show this help")(
       "models,model", po::value(&models)->default_value(models),
-      "models to check, each against its own one-thread run (cycle, memory; also --model); the memory model runs "
-      "every thread count (it has no schedules or partitions)");
+      "models to check, each against its own one-thread run (cycle, memory, abstract; also --model); the memory "
+      "and abstract models run every thread count (they have no schedules or partitions), the abstract model also "
+      "with its kernels read the other way (--read-twice-above)");
   inputs.add_to(opts);
   opts.add_options()(
       "threads,thread", po::value(&threads)->default_value(threads), "thread counts to try (also --thread)")(
@@ -79,6 +82,7 @@ int cmd_verify(const Args& args) {
   for (const std::string& m : model_list) {
     if (m != "cycle") {
       total_runs += 1 + thread_counts.size() - size_t(std::count(thread_counts.begin(), thread_counts.end(), 1u));
+      if (m == "abstract") ++total_runs;  // its kernels read the other way
       continue;
     }
     total_runs += 2;  // seq, and seq with fast-forward the other way
@@ -96,9 +100,10 @@ int cmd_verify(const Args& args) {
   size_t done = 0;
   // Runs one combination, prints its line and, on a difference, the differing counters.
   auto run = [&](const std::string& model, Schedule schedule, uint32_t n, Partition partition, bool fast_forward,
-                 const std::string& label) {
+                 const std::string& label, std::optional<uint64_t> read_twice_above = std::nullopt) {
     RunOptions o = base;
     o.model = model;
+    if (read_twice_above) o.abstract_read_twice_above = *read_twice_above;
     o.engine.schedule = schedule;
     o.engine.threads = n;
     o.engine.partition = partition;
@@ -127,6 +132,13 @@ int cmd_verify(const Args& args) {
       same = run(model, Schedule::kSeq, 1, Partition::kContiguous, ff, "-");
       for (uint32_t n : thread_counts)
         if (same && n != 1) same = run(model, Schedule::kSeq, n, Partition::kContiguous, ff, "-");
+      // The abstract model also the other way of reading its kernels: every
+      // kernel twice, or (when the reference read some twice) every one once.
+      if (same && model == "abstract") {
+        const bool twice = reference->kernels_read_twice == 0;
+        same = run(model, Schedule::kSeq, 1, Partition::kContiguous, ff, twice ? "(read twice)" : "(read once)",
+                   twice ? uint64_t(0) : UINT64_MAX);
+      }
       continue;
     }
     same = run(model, Schedule::kSeq, 1, Partition::kContiguous, ff, partition_name(Partition::kContiguous));

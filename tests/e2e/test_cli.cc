@@ -372,5 +372,17 @@ TEST(Cli, NoMemcpyWarmStartsWithColdCaches) {
   EXPECT_GT(cold["total"]["gpc__cycles_elapsed.max"].get<uint64_t>(), warm["total"]["gpc__cycles_elapsed.max"].get<uint64_t>());
 }
 
+// verify --models abstract: every thread count against one thread, and once
+// more with every kernel read twice (the other way of reading them).
+TEST(Cli, VerifyChecksTheAbstractModelAcrossThreadsAndReadingTwice) {
+  test::ScratchDir dir("cli-verify-abstract");
+  const std::string trace = "'" + (test::shared_traces() / "bfs-rodinia-sm80").string() + "'";
+  const Result r = lockstep_cmd("verify " + trace + " --models abstract --threads 1,2", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("3 runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(read twice)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DIFFER"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace lockstep
