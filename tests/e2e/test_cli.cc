@@ -374,7 +374,7 @@ TEST(Cli, NoMemcpyWarmStartsWithColdCaches) {
 
 // verify --models abstract: every thread count against one thread, and once
 // more with every kernel read twice (the other way of reading them).
-TEST(Cli, VerifyChecksTheAbstractModelAcrossThreadsAndReadingTwice) {
+TEST(Cli, VerifyComparesTheAbstractModelOnEachCountAndReadTwice) {
   test::ScratchDir dir("cli-verify-abstract");
   const std::string trace = "'" + (test::shared_traces() / "bfs-rodinia-sm80").string() + "'";
   const Result r = lockstep_cmd("verify " + trace + " --models abstract --threads 1,2", dir);
