@@ -132,8 +132,7 @@ void AbstractSm::finish_warp(uint32_t slot, uint64_t now) {
   }
 }
 
-void AbstractSm::release_barriers(uint64_t now) {
-  if (warps_at_barrier_ == 0) return;
+void AbstractSm::release_waiting_warps(uint64_t now) {
   slots_.release_barriers([&](uint32_t slot) {
     Warp& w = warps_[slot];
     if (!w.at_barrier) return;

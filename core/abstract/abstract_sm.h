@@ -119,7 +119,10 @@ class AbstractSm {
   // the list holds then depends only on `now`, not on when the warp was last looked at.
   void prune_results(Warp& w, uint64_t now);
   void finish_warp(uint32_t slot, uint64_t now);
-  void release_barriers(uint64_t now);
+  void release_barriers(uint64_t now) {
+    if (warps_at_barrier_ != 0) release_waiting_warps(now);
+  }
+  void release_waiting_warps(uint64_t now);
   // Ready warps: per sub-core the ready bits and the resource of each warp's
   // next instruction (ReadyWarps), and the calendar of the waiting ones. An
   // issuing warp not at a barrier is either ready or in the calendar.
