@@ -158,6 +158,14 @@ void json_producer(std::string& out, const RunProvenance& p) {
   out += "},\n ";
 }
 
+// The run section's peak resident memory, when the command that ran it said (lockstep run).
+void append_peak_rss(std::string& out, const SimulationReport& r) {
+  if (r.peak_rss_mb <= 0) return;
+  char field[48];
+  std::snprintf(field, sizeof field, ", \"peak_rss_mb\": %.1f", r.peak_rss_mb);
+  out += field;
+}
+
 }  // namespace
 
 std::string stat_text(const StatValue& v) {
@@ -261,10 +269,7 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
                   r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0, r.threads,
                   r.truncated ? "true" : "false");
     out += run;
-    if (r.peak_rss_mb > 0) {
-      std::snprintf(run, sizeof run, ", \"peak_rss_mb\": %.1f", r.peak_rss_mb);
-      out += run;
-    }
+    append_peak_rss(out, r);
     return out + "}}\n";
   }
   std::snprintf(run, sizeof run,
@@ -280,10 +285,7 @@ std::string stats_json(const SimulationReport& r, const RunProvenance& provenanc
                 (unsigned long long)r.engine.helped_pieces, handshake_wait_share(r),
                 r.truncated ? "true" : "false");
   out += run;
-  if (r.peak_rss_mb > 0) {
-    std::snprintf(run, sizeof run, ", \"peak_rss_mb\": %.1f", r.peak_rss_mb);
-    out += run;
-  }
+  append_peak_rss(out, r);
   if (r.model == "abstract") {
     std::snprintf(run, sizeof run,
                   ", \"precharacterisation_seconds\": %.6f, \"kernels_read_twice\": %llu, \"read_twice_steps\": %llu",

@@ -107,7 +107,8 @@ MemoryCost KernelEncoder::cost(const TimedInstruction& ti, const WarpTrace& w, c
   return c;
 }
 
-[[gnu::always_inline]] inline uint32_t KernelEncoder::cost_index(uint32_t static_id, const MemoryCost& c, std::vector<MemoryCost>& costs) {
+[[gnu::always_inline]] inline uint32_t KernelEncoder::cost_index(uint32_t static_id, const MemoryCost& c,
+                                                                 std::vector<MemoryCost>& costs) {
   // Mostly one of the costs the same static instruction had lately (the warps
   // of a block run the same code, with few distinct access patterns).
   if (static_id >= recent_costs_.size()) {
@@ -141,6 +142,22 @@ void check_index_room(const SmWorkload& work, uint32_t kernel) {
   if (work.path.size() > kRoom || work.memory.size() > kRoom || work.warps.size() > kRoom || work.blocks.size() > kRoom)
     throw std::runtime_error("kernel " + std::to_string(kernel) + ": more than 2^32 basic blocks, memory instructions, "
                              "warps or blocks on one SM (abstract model)");
+}
+
+// The kernel's blocks, decoded one chunk ahead on the source's thread when it can.
+std::unique_ptr<BlockCursor> open_kernel_blocks(TraceSource& trace, uint32_t kernel) {
+  std::unique_ptr<BlockCursor> cursor = trace.open_blocks_ahead(kernel, 0);
+  return cursor ? std::move(cursor) : trace.open_blocks(kernel);
+}
+
+// Appends to `work`'s path the basic blocks of the fall-through run of
+// `length` instructions from static instruction `first`; throws when the run
+// is not made of whole blocks (`hint`: what may have caused it).
+void append_path(const KernelWorkload& out, uint32_t first, uint32_t length, SmWorkload& work, uint32_t kernel,
+                 const char* hint) {
+  if (!out.blocks.for_each_block(first, length, out.fall, [&](uint32_t b) { work.path.push_back(b); }))
+    throw std::runtime_error("kernel " + std::to_string(kernel) + ": a warp's path is not made of whole basic blocks" +
+                             hint);
 }
 
 }  // namespace
@@ -187,8 +204,7 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
   std::vector<ChunkedArray<Run>> runs(sms_);
   BasicBlocks::Builder builder;
   const StaticTable& table = trace.static_table(kernel);
-  std::unique_ptr<BlockCursor> cursor = trace.open_blocks_ahead(kernel, 0);
-  if (!cursor) cursor = trace.open_blocks(kernel);
+  std::unique_ptr<BlockCursor> cursor = open_kernel_blocks(trace, kernel);
   BlockTrace block;
   while (cursor->next(block)) {
     program.extend(table);
@@ -213,11 +229,8 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
     for (size_t i = 0; i < work.warps.size(); ++i) {
       EncodedWarp& ew = work.warps[i];
       const uint32_t begin = uint32_t(work.path.size());
-      for (uint32_t r = ew.path_begin; r < ew.path_end; ++r) {
-        const auto [first, length] = runs[sm][r];
-        if (!out.blocks.for_each_block(first, length, out.fall, [&](uint32_t b) { work.path.push_back(b); }))
-          throw std::runtime_error("kernel " + std::to_string(kernel) + ": a warp's path is not made of whole basic blocks");
-      }
+      for (uint32_t r = ew.path_begin; r < ew.path_end; ++r)
+        append_path(out, runs[sm][r].first, runs[sm][r].length, work, kernel, "");
       ew.path_begin = begin;
       ew.path_end = uint32_t(work.path.size());
       check_index_room(work, kernel);
@@ -235,8 +248,7 @@ KernelWorkload KernelEncoder::scan(TraceSource& trace, uint32_t kernel, KernelPr
   }
   BasicBlocks::Builder builder;
   const StaticTable& table = trace.static_table(kernel);
-  std::unique_ptr<BlockCursor> cursor = trace.open_blocks_ahead(kernel, 0);
-  if (!cursor) cursor = trace.open_blocks(kernel);
+  std::unique_ptr<BlockCursor> cursor = open_kernel_blocks(trace, kernel);
   BlockTrace block;
   while (cursor->next(block)) {
     program.extend(table);
@@ -271,8 +283,7 @@ void KernelEncoder::start(TraceSource& trace, uint32_t kernel, uint32_t l1_kb, K
   stream_table_ = &trace.static_table(kernel);
   stream_kernel_ = kernel;
   stream_.reset();  // (one cursor per kernel at a time)
-  stream_ = trace.open_blocks_ahead(kernel, 0);
-  if (!stream_) stream_ = trace.open_blocks(kernel);
+  stream_ = open_kernel_blocks(trace, kernel);
 }
 
 bool KernelEncoder::read_more(KernelProgram& program, KernelWorkload& out, uint64_t warp_insts) {
@@ -293,14 +304,9 @@ bool KernelEncoder::read_more(KernelProgram& program, KernelWorkload& out, uint6
     encode_block(block, out, [&](const WarpTrace& w, uint32_t sm, SmWorkload& work, EncodedWarp& ew) {
       ew.path_begin = uint32_t(work.path.size());
       ew.memory_begin = uint32_t(work.memory.size());
-      bool whole = true;
       out.fall.runs(w, [&](uint32_t first_static, uint32_t, uint32_t length) {
-        whole = whole && out.blocks.for_each_block(first_static, length, out.fall,
-                                                   [&](uint32_t b) { work.path.push_back(b); });
+        append_path(out, first_static, length, work, stream_kernel_, " (read twice, the trace changed?)");
       });
-      if (!whole)
-        throw std::runtime_error("kernel " + std::to_string(stream_kernel_) +
-                                 ": a warp's path is not made of whole basic blocks (read twice, the trace changed?)");
       ew.path_end = uint32_t(work.path.size());
       encode_costs(program, w, sm, work, ew, out.costs);
       insts += w.insts.size();
