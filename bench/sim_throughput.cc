@@ -28,9 +28,19 @@
 // (0,1024,256; 0: blocks whole), run on one thread: file size, wall time and
 // peak RSS of each.
 //
-// usage: sim_throughput [--mode speed|rss|defaults|segments] [--size 10M] [--threads 1,2] [--gpu QV100]
+// --mode versus: this build against another one (--reference PATH: its
+// lockstep binary, e.g. an earlier commit built aside) on the generated
+// stencil2d, gemm and graph workloads at --size: each build converts the
+// same generated text trace into its own format, then the two run in turn,
+// --repeat rounds on each of --threads: median wall time of each, the ratio
+// (reference / this build: the speedup) and each build's warp instructions
+// per second. On a machine whose speed drifts (a shared VM), a ratio
+// measured in one run is what says whether a build got faster; absolute
+// rates from different hours do not.
+//
+// usage: sim_throughput [--mode speed|rss|defaults|segments|versus] [--size 10M] [--threads 1,2] [--gpu QV100]
 //                       [--memory full|perfect] [--rss-sizes 2M,50M] [--repeat 1] [--traces DIR] [--workdir DIR]
-//                       [--workloads vecadd,graph] [--segments 0,1024,256]
+//                       [--workloads vecadd,graph] [--segments 0,1024,256] [--reference PATH]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,8 +88,8 @@ struct Options {
 
 // One `lockstep run` of `trace` with `extra` options (gpu empty: the trace's own architecture).
 Run run_lockstep(const Options& o, const std::string& trace, const std::string& gpu, bool perfect,
-                 const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> argv = {o.lockstep.string(), "run", trace, "--quiet", "--stats-json", o.json.string()};
+                 const std::vector<std::string>& extra = {}, const fs::path& binary = {}) {
+  std::vector<std::string> argv = {(binary.empty() ? o.lockstep : binary).string(), "run", trace, "--quiet", "--stats-json", o.json.string()};
   if (perfect) argv.push_back("--perfect-memory");
   if (!gpu.empty()) {
     argv.push_back("--gpu");
@@ -126,6 +136,12 @@ std::vector<std::string> split(const std::string& list) {
   for (std::string item; std::getline(ss, item, ',');)
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+// Converts the text trace `dir` with `binary` into `lst`; false if it failed.
+bool convert_with(const fs::path& binary, const fs::path& dir, const fs::path& lst) {
+  const int rc = lockstep::bench::run_child({binary.string(), "convert", dir.string(), "-o", lst.string(), "--quiet"});
+  return WIFEXITED(rc) && WEXITSTATUS(rc) == 0;
 }
 
 // Generates `workload` at `size` warp instructions (seed 1 unless given) and converts it; the .lst path.
@@ -259,6 +275,59 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// --mode versus: the reference build and this one in turn on the same generated workloads.
+void mode_versus(const Options& o, const fs::path& reference, const fs::path& workdir, uint64_t size,
+                 const std::vector<uint32_t>& threads, int repeat) {
+  std::printf("sim_throughput --mode versus: reference %s against this build (%s), GPU %s%s; %d round(s), the two "
+              "builds in turn; medians\n",
+              reference.string().c_str(), o.lockstep.string().c_str(), o.gpu.c_str(),
+              o.perfect ? " --perfect-memory" : " (full memory system)", repeat);
+  std::printf("%-16s %3s %12s %10s %10s %9s %9s %10s %10s %9s %9s\n", "trace", "thr", "warp insts", "ref cycles",
+              "cycles", "ref s", "s", "ref M/s", "M/s", "speedup", "pairs");
+  for (const char* w : kWorkloads) {
+    const std::string name = std::string(w) + " " + size_name(size);
+    lockstep::GenOptions g;
+    g.workload = w;
+    g.size = size;
+    g.seed = 1;
+    const fs::path dir = workdir / (std::string(w) + "-text");
+    lockstep::generate_trace(g, dir);
+    const fs::path ref_lst = workdir / (std::string(w) + "-reference.lst"), lst = workdir / (std::string(w) + ".lst");
+    const bool ref_ok = convert_with(reference, dir, ref_lst), ok = convert_with(o.lockstep, dir, lst);
+    fs::remove_all(dir);
+    if (!ref_ok || !ok) {
+      std::printf("%-16s FAILED: %s could not convert the generated trace\n", name.c_str(),
+                  (!ref_ok ? reference : o.lockstep).string().c_str());
+      continue;
+    }
+    for (uint32_t n : threads) {
+      const std::vector<std::string> extra = {"--threads", std::to_string(n)};
+      std::vector<double> ref_walls, walls, ratios;
+      Run ref_run, run;
+      for (int i = 0; i < repeat; ++i) {
+        ref_run = run_lockstep(o, ref_lst.string(), o.gpu, o.perfect, extra, reference);
+        run = run_lockstep(o, lst.string(), o.gpu, o.perfect, extra);
+        if (!ref_run.ok || !run.ok) break;
+        ref_walls.push_back(ref_run.wall);
+        walls.push_back(run.wall);
+        ratios.push_back(run.wall > 0 ? ref_run.wall / run.wall : 0);
+      }
+      if (!ref_run.ok || !run.ok) {
+        std::printf("%-16s %3u FAILED (%s)\n", name.c_str(), n, !ref_run.ok ? "reference" : "this build");
+        continue;
+      }
+      const double ref_s = median(ref_walls), s = median(walls);
+      std::printf("%-16s %3u %12llu %10llu %10llu %9.2f %9.2f %10.3f %10.3f %8.2fx %4.2f-%.2fx\n", name.c_str(), n,
+                  run.insts, ref_run.simulated + ref_run.skipped, run.simulated + run.skipped, ref_s, s,
+                  ref_s > 0 ? double(ref_run.insts) / ref_s / 1e6 : 0.0, s > 0 ? double(run.insts) / s / 1e6 : 0.0,
+                  s > 0 ? ref_s / s : 0.0, *std::min_element(ratios.begin(), ratios.end()),
+                  *std::max_element(ratios.begin(), ratios.end()));
+    }
+    fs::remove(ref_lst);
+    fs::remove(lst);
+  }
+}
+
 void mode_defaults(const Options& o, const std::vector<Trace>& traces, uint32_t threads, int repeat) {
   std::printf("sim_throughput --mode defaults: %u threads, every partition x schedule x handshake, median wall of %d "
               "run(s); speedup against seq on 1 thread%s\n",
@@ -294,10 +363,10 @@ void mode_defaults(const Options& o, const std::vector<Trace>& traces, uint32_t 
 
 int main(int argc, char** argv) {
   if (lockstep::bench::wants_help(argc, argv,
-                                  "usage: sim_throughput [--mode speed|rss|defaults|segments] [--size 10M] "
+                                  "usage: sim_throughput [--mode speed|rss|defaults|segments|versus] [--size 10M] "
                                   "[--threads 1,2] [--gpu QV100] [--memory full|perfect] [--rss-sizes 2M,50M] "
                                   "[--repeat 1] [--traces DIR] [--workdir DIR] [--workloads vecadd,graph] "
-                                  "[--segments 0,1024,256]\n"
+                                  "[--segments 0,1024,256] [--reference PATH]\n"
                                   "speed: warp instructions/s, simulated cycles/s, ns per warp instruction and peak "
                                   "RSS of the generated stencil2d, gemm and graph workloads and the sample traces, "
                                   "per thread count.\n"
@@ -305,7 +374,10 @@ int main(int argc, char** argv) {
                                   "segments: each workload converted with each segment size (0: whole): file size, "
                                   "one-thread wall time and peak RSS.\n"
                                   "defaults: every partition x schedule x handshake on the largest thread count "
-                                  "against seq.\n"))
+                                  "against seq.\n"
+                                  "versus: the lockstep binary --reference PATH (another build) and this build in "
+                                  "turn on the generated workloads, --repeat rounds (3 unless given): the speedup "
+                                  "measured in one run.\n"))
     return 0;
   if (argc % 2 == 0) {
     std::fprintf(stderr, "option %s needs a value (see --help)\n", argv[argc - 1]);
@@ -313,7 +385,8 @@ int main(int argc, char** argv) {
   }
   std::string mode = "speed", size = "10M", memory = "full", thread_list = "1,2", rss_sizes = "2M,50M";
   std::string segment_list = "0,1024,256", workload_list = "vecadd,graph";
-  int repeat = 1;
+  int repeat = 0;  // 0: the mode's default (1; 3 for versus)
+  fs::path reference;
   Options o;
   fs::path traces_dir = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
   fs::path workdir = fs::temp_directory_path();
@@ -330,6 +403,7 @@ int main(int argc, char** argv) {
     else if (k == "--workloads") workload_list = v;
     else if (k == "--repeat") repeat = std::max(1, std::atoi(v.c_str()));
     else if (k == "--workdir") workdir = v;
+    else if (k == "--reference") reference = v;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -339,10 +413,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--memory: expected full or perfect\n");
     return 2;
   }
-  if (mode != "speed" && mode != "rss" && mode != "defaults" && mode != "segments") {
-    std::fprintf(stderr, "--mode: expected speed, rss, defaults or segments\n");
+  if (mode != "speed" && mode != "rss" && mode != "defaults" && mode != "segments" && mode != "versus") {
+    std::fprintf(stderr, "--mode: expected speed, rss, defaults, segments or versus\n");
     return 2;
   }
+  if (mode == "versus") {
+    std::error_code ec;
+    if (reference.empty() || !fs::is_regular_file(reference, ec) || ::access(reference.c_str(), X_OK) != 0) {
+      std::fprintf(stderr, "--mode versus: --reference must name an executable lockstep binary%s\n",
+                   reference.empty() ? "" : (" (" + reference.string() + " is not one)").c_str());
+      return 2;
+    }
+    reference = fs::absolute(reference);
+  }
+  if (repeat == 0) repeat = mode == "versus" ? 3 : 1;
   std::vector<uint32_t> threads;
   for (const std::string& t : split(thread_list)) threads.push_back(uint32_t(std::max(1, std::atoi(t.c_str()))));
   if (threads.empty()) threads = {1};
@@ -362,6 +446,10 @@ int main(int argc, char** argv) {
     }
     if (mode == "segments") {
       mode_segments(o, workdir, split(workload_list), lockstep::parse_size(size), split(segment_list));
+      return 0;
+    }
+    if (mode == "versus") {
+      mode_versus(o, reference, workdir, lockstep::parse_size(size), threads, repeat);
       return 0;
     }
     std::vector<Trace> traces;

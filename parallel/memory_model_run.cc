@@ -68,7 +68,8 @@ SimulationReport run_memory(TraceSource& trace, const GpuSpec& spec, const RunOp
   report.measured = memory_model_counters();
   report.schedule = "";
   report.partition = "";
-  FunctionalGpu gpu(spec, options.engine.threads, options.per_unit_stats);
+  FunctionalGpu gpu(spec, options.engine.threads, options.per_unit_stats,
+                    options.memory_steps_per_chunk ? options.memory_steps_per_chunk : FunctionalGpu::kStepsPerChunk);
   std::vector<KernelResult> results;
   for (const KernelJob& job : plan.jobs) {
     try {

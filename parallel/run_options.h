@@ -75,6 +75,12 @@ struct RunOptions {
   // Read the second time in steps of at least this many warp instructions
   // (and two blocks per SM), each timed before the next (tests: small).
   uint64_t abstract_read_ahead = 2'000'000;
+  // The memory model runs every SM this many steps (memory instructions)
+  // before the L2 slices take their requests (memsys/functional/
+  // functional_gpu.h): the same results for any value (tests: 1, 7, ...);
+  // more runs faster (each SM's L1 and each slice stay in the host's caches
+  // longer) and holds more requests at once. 0: FunctionalGpu::kStepsPerChunk.
+  uint64_t memory_steps_per_chunk = 0;
   // Each kernel's counters also per unit (--per-unit): per SM (KernelResult::
   // sm_stats) and per memory-side block instance (KernelResult::memory_units).
   // Off: nothing of it is kept; on: collected where the totals are, never per cycle.

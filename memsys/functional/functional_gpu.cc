@@ -17,8 +17,11 @@ struct FunctionalGpu::Arena {
       : workers(tbb::global_control::max_allowed_parallelism, threads), arena(int(threads)) {}
 };
 
-FunctionalGpu::FunctionalGpu(const GpuSpec& spec, uint32_t threads, bool per_unit_stats)
-    : threads_(std::max(threads, 1u)), per_unit_(per_unit_stats), l2_(spec.memory) {
+FunctionalGpu::FunctionalGpu(const GpuSpec& spec, uint32_t threads, bool per_unit_stats, uint64_t steps_per_chunk)
+    : threads_(std::max(threads, 1u)),
+      per_unit_(per_unit_stats),
+      steps_per_chunk_(std::max<uint64_t>(steps_per_chunk, 1)),
+      l2_(spec.memory) {
   for (uint32_t s = 0; s < spec.sms; ++s) sms_.push_back(std::make_unique<FunctionalSm>(spec, l2_.map()));
   if (threads_ > 1) arena_ = std::make_unique<Arena>(threads_);
   heaps_.resize(l2_.slices());
@@ -66,7 +69,7 @@ void FunctionalGpu::merge_into_slice(uint32_t s) {
     hi = std::max(hi, (c.end - 1)->step);
     total += size_t(c.end - c.at);
   }
-  if (hi - lo <= std::max<uint64_t>(4 * kStepsPerChunk, total)) {
+  if (hi - lo <= std::max<uint64_t>(4 * steps_per_chunk_, total)) {
     SortScratch& sort = sort_[s];
     sort.per_step.assign(size_t(hi - lo) + 1, 0);
     for (const Cursor& c : heap)
@@ -107,7 +110,7 @@ FunctionalKernelResult FunctionalGpu::run_kernel(KernelProgram& program, const S
   }
   const uint64_t wave = uint64_t(nsms) * occupancy.blocks_per_sm;
   bool exhausted = false, waiting = true;
-  uint64_t step_limit = kStepsPerChunk, given = 0;
+  uint64_t step_limit = steps_per_chunk_, given = 0;
   const auto any_starved = [&] {
     return std::any_of(sms_.begin(), sms_.end(), [](const auto& sm) { return sm->starved(); });
   };
@@ -133,7 +136,7 @@ FunctionalKernelResult FunctionalGpu::run_kernel(KernelProgram& program, const S
       next_sm_ = next_sm_ + 1 == nsms ? 0 : next_sm_ + 1;
     }
     // Every SM runs to the chunk's limit. One that waited for a block may be
-    // far behind it: the SMs go at most kStepsPerChunk steps past the
+    // far behind it: the SMs go at most a chunk's steps past the
     // slowest at a time, each part's requests merged before the next one's.
     // The slices take them in the order of one merge of the whole chunk (by
     // step, then SM id: a part holds the steps up to its limit, and an SM
@@ -143,8 +146,8 @@ FunctionalKernelResult FunctionalGpu::run_kernel(KernelProgram& program, const S
     for (auto& sm : sms_)
       if (!sm->idle()) slowest = std::min(slowest, sm->step());
     running_.assign(nsms, 1);
-    for (uint64_t limit = std::min(step_limit, slowest + kStepsPerChunk);;
-         limit = std::min(step_limit, limit + kStepsPerChunk)) {
+    for (uint64_t limit = std::min(step_limit, slowest + steps_per_chunk_);;
+         limit = std::min(step_limit, limit + steps_per_chunk_)) {
       for_each(nsms, [&](uint32_t s) {
         if (running_[s]) sms_[s]->run(!exhausted, limit);
       });
@@ -168,7 +171,7 @@ FunctionalKernelResult FunctionalGpu::run_kernel(KernelProgram& program, const S
       waiting &= sm->idle() || sm->starved();
     }
     if (exhausted && idle) break;
-    if (!waiting) step_limit += kStepsPerChunk;  // an SM stopped at the limit: the next chunk of steps
+    if (!waiting) step_limit += steps_per_chunk_;  // an SM stopped at the limit: the next chunk of steps
   }
   FunctionalKernelResult r;
   if (per_unit_) r.sm_stats.resize(nsms);

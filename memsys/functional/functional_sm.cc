@@ -68,6 +68,9 @@ void FunctionalSm::place_queued() {
 }
 
 void FunctionalSm::run(bool more_coming, uint64_t step_limit) {
+  // A starved SM waits for its block: going on without it would run its
+  // other blocks with the slot empty, as far as this run's limit goes.
+  if (starved_ && queued_.empty() && more_coming) return;
   place_queued();
   starved_ = false;
   for (;;) {

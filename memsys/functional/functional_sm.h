@@ -62,6 +62,8 @@ class FunctionalSm {
   // Runs until a retired block's slot needs a block not given yet (when
   // `more_coming`: starved()), until every given block has retired (idle()),
   // or until its step reaches `step_limit` (checked before each warp's turn).
+  // A starved SM stays so, doing nothing, until its next block is given or,
+  // with `more_coming` false, none will come.
   void run(bool more_coming, uint64_t step_limit = UINT64_MAX);
   // No block resident or queued.
   bool idle() const { return resident_blocks_ == 0 && queued_.empty(); }

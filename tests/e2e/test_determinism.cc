@@ -153,5 +153,69 @@ TEST(Determinism, AbstractModelGivesIdenticalStatsOnAnyThreadCount) {
   EXPECT_GT(steps, 2 * kernels_read_twice);
 }
 
+// The memory model: the same statistics on any thread count and whatever
+// the steps each SM runs before the L2 takes their requests (a chunk of
+// one step stops every SM after each memory instruction; a huge one runs
+// each until it waits for a block), on every real trace and generated
+// workload, and on a 4-SM GPU whose SMs wait for blocks many times.
+// Equal, or where the two first differ (the stats JSONs are long).
+testing::AssertionResult same_json(const std::string& expected, const std::string& actual) {
+  if (expected == actual) return testing::AssertionSuccess();
+  size_t at = 0;
+  while (at < expected.size() && at < actual.size() && expected[at] == actual[at]) ++at;
+  const size_t from = at > 80 ? at - 80 : 0;
+  return testing::AssertionFailure() << "first difference at byte " << at << ": expected ..."
+                                     << expected.substr(from, 160) << "... got ..." << actual.substr(from, 160) << "...";
+}
+
+std::string memory_json(const std::filesystem::path& trace, const std::string& gpu, uint32_t threads, uint64_t steps,
+                        const std::vector<std::string>& sets = {}) {
+  auto src = open_trace(trace, nullptr);
+  const GpuSpec spec = load_gpu_spec(gpu, sets);
+  RunOptions o;
+  o.model = "memory";
+  o.engine.threads = threads;
+  o.per_unit_stats = true;
+  o.memory_steps_per_chunk = steps;
+  return deterministic_json(simulate(*src, spec, o));
+}
+
+TEST(Determinism, MemoryModelGivesIdenticalStatsOnAnyThreadCountAndChunkOfSteps) {
+  test::ScratchDir dir("det-memory");
+  std::vector<std::pair<std::filesystem::path, std::string>> traces;
+  for (const test::RealTrace& c : test::kRealTraces) traces.emplace_back(test::shared_traces() / c.trace, c.gpu);
+  for (const std::string& w : workload_names()) {
+    GenOptions g;
+    g.workload = w;
+    g.size = test::workload_size(60'000);
+    g.sms = 80;
+    generate_trace(g, dir / w);
+    traces.emplace_back(dir / w, "QV100");
+  }
+  {
+    // Several waves of blocks on 80 SMs: SMs wait for blocks while others
+    // run on for many chunks.
+    GenOptions g;
+    g.workload = "stencil2d";
+    g.size = test::workload_size(1'000'000);
+    g.sms = 80;
+    generate_trace(g, dir / "stencil2d-waves");
+    traces.emplace_back(dir / "stencil2d-waves", "QV100");
+  }
+  for (const auto& [trace, gpu] : traces) {
+    SCOPED_TRACE(trace.string());
+    for (const std::vector<std::string>& sets : {std::vector<std::string>{}, std::vector<std::string>{"gpu.sms=4"}}) {
+      const std::string one = memory_json(trace, gpu, 1, 0, sets);
+      EXPECT_NE(one.find("\"model\": \"memory\""), std::string::npos);
+      EXPECT_NE(one.find("lts__t_sectors_op_read.sum"), std::string::npos);
+      const std::string where = sets.empty() ? "" : " (4 SMs)";
+      EXPECT_TRUE(same_json(one, memory_json(trace, gpu, 3, 0, sets))) << "3 threads" << where;
+      EXPECT_TRUE(same_json(one, memory_json(trace, gpu, 1, 1, sets))) << "chunks of 1 step" << where;
+      EXPECT_TRUE(same_json(one, memory_json(trace, gpu, 2, 7, sets))) << "chunks of 7 steps, 2 threads" << where;
+      EXPECT_TRUE(same_json(one, memory_json(trace, gpu, 1, uint64_t(1) << 40, sets))) << "one chunk" << where;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lockstep
