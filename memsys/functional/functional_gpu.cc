@@ -65,8 +65,8 @@ void FunctionalGpu::merge_into_slice(uint32_t s) {
   uint64_t lo = UINT64_MAX, hi = 0;
   size_t total = 0;
   for (const Cursor& c : heap) {
-    lo = std::min(lo, c.at->step);
-    hi = std::max(hi, (c.end - 1)->step);
+    lo = std::min<uint64_t>(lo, c.at->step);
+    hi = std::max<uint64_t>(hi, (c.end - 1)->step);
     total += size_t(c.end - c.at);
   }
   if (hi - lo <= std::max<uint64_t>(4 * steps_per_chunk_, total)) {

@@ -52,8 +52,9 @@ class FunctionalGpu {
   // The steps (memory instructions per SM) between two L2 phases by default:
   // an SM's L1 and a slice stay in the host's caches for that long (the L1s
   // and slices of a whole GPU are megabytes); the requests one chunk holds
-  // grow with it (stream_copy 10M on QV100, one thread: 256 steps 1.74 s
-  // 58 MB, 1024 1.01 s 76 MB, 2048 0.89 s 100 MB, 4096 0.90 s 136 MB).
+  // grow with it (stream_copy 10M on QV100, one thread, 32-byte requests:
+  // 256 steps 1.74 s 58 MB, 1024 1.01 s 76 MB, 2048 0.89 s 100 MB, 4096
+  // 0.90 s 136 MB; 24-byte requests since, 2048: 90 MB).
   static constexpr uint64_t kStepsPerChunk = 2048;
 
   // `threads`: at most this many run the SMs and the slices (1: all on the

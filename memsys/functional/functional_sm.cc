@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace lockstep {
@@ -387,7 +389,10 @@ void FunctionalSm::add_request(uint32_t slice, L2RequestType type, uint64_t line
       return;
     }
   }
-  requests.push_back(L2Request{step_, line, sectors, byte_mask, type});
+  if (step_ > kMaxStepsPerKernel) [[unlikely]]
+    throw std::runtime_error("memory model: one SM looked up more than " + std::to_string(kMaxStepsPerKernel) +
+                             " memory instructions in one kernel (more than the model counts)");
+  requests.push_back(L2Request{line, uint32_t(step_), sectors, byte_mask, type});
 }
 
 void FunctionalSm::clear_requests(bool release) {

@@ -156,7 +156,7 @@ TEST(FunctionalL2Rules, ALineRequestIsItsSectorsOneByOneInAnyOrder) {
       const uint32_t sectors = 1 + uint32_t(rng() % 15);
       const uint32_t bytes = rng() % 2 ? kWholeSector : uint32_t(rng());
       const auto type = L2RequestType(rng() % 3);
-      slice.access(L2Request{0, line, sectors, bytes, type});
+      slice.access(L2Request{line, 0, sectors, bytes, type});
       std::vector<uint32_t> order;
       for (uint32_t s = 0; s < 4; ++s)
         if (sectors >> s & 1) order.push_back(s);
