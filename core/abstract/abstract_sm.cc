@@ -267,8 +267,12 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
   if (++w.inst == w.inst_end && !enter_next_block(w, now)) {
     w.issuing = false;
     const uint64_t end = std::max(now, std::max(w.last_result, w.memory_done));
-    if (end <= now) finish_warp(slot, now);
-    else finishing_.emplace_back(end, slot);
+    if (end <= now) {
+      finish_warp(slot, now);
+    } else {
+      finishing_.emplace_back(end, slot);
+      finishing_first_ = std::min(finishing_first_, end);
+    }
   }
   return true;
 }
@@ -401,15 +405,20 @@ bool AbstractSm::advance(const SmWorkload& work, bool all) {
       return false;
     }
     // Warps whose last results are written back this cycle finish.
-    for (size_t i = 0; i < finishing_.size();) {
-      if (finishing_[i].first > now) {
-        ++i;
-        continue;
+    if (finishing_first_ <= now) {
+      uint64_t first = UINT64_MAX;
+      for (size_t i = 0; i < finishing_.size();) {
+        if (finishing_[i].first > now) {
+          first = std::min(first, finishing_[i].first);
+          ++i;
+          continue;
+        }
+        const uint32_t slot = finishing_[i].second;
+        finishing_[i] = finishing_.back();
+        finishing_.pop_back();
+        finish_warp(slot, now);
       }
-      const uint32_t slot = finishing_[i].second;
-      finishing_[i] = finishing_.back();
-      finishing_.pop_back();
-      finish_warp(slot, now);
+      finishing_first_ = first;
     }
     release_barriers(now);
     // A block when the launch costs and the occupancy limits allow.
@@ -428,7 +437,7 @@ bool AbstractSm::advance(const SmWorkload& work, bool all) {
     // The next cycle in which anything can happen.
     uint64_t next = UINT64_MAX;
     for (uint64_t t : subcore_ready_) next = std::min(next, t);
-    for (const auto& f : finishing_) next = std::min(next, f.first);
+    next = std::min(next, finishing_first_);
     if (next_block < blocks && slots_.can_accept(slots_.residency(), k_.launch, spec_))
       next = std::min(next, std::max(dispatch_slot(work, next_block, now), now + 1));
     next = std::max(next, now + 1);

@@ -174,6 +174,7 @@ class AbstractSm {
   std::vector<WakeCalendar> waiting_;     // per sub-core
   uint32_t warps_at_barrier_ = 0;
   std::vector<std::pair<uint64_t, uint32_t>> finishing_;  // (cycle, warp slot): done issuing, results in flight
+  uint64_t finishing_first_ = UINT64_MAX;                  // the earliest cycle in finishing_ (UINT64_MAX: none)
   std::vector<uint32_t> finished_in_issue_;
   std::vector<uint32_t> block_of_slot_;   // block slot -> index into SmWorkload::blocks
   // Where advance() goes on: the cycle and the next block of the workload.
