@@ -36,11 +36,13 @@
 // (reference / this build: the speedup) and each build's warp instructions
 // per second. On a machine whose speed drifts (a shared VM), a ratio
 // measured in one run is what says whether a build got faster; absolute
-// rates from different hours do not.
+// rates from different hours do not. --model memory|abstract: both builds
+// run that model (builds that have it).
 //
 // usage: sim_throughput [--mode speed|rss|defaults|segments|versus] [--size 10M] [--threads 1,2] [--gpu QV100]
 //                       [--memory full|perfect] [--rss-sizes 2M,50M] [--repeat 1] [--traces DIR] [--workdir DIR]
 //                       [--workloads vecadd,graph] [--segments 0,1024,256] [--reference PATH]
+//                       [--model cycle|memory|abstract]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -277,11 +279,11 @@ double median(std::vector<double> v) {
 
 // --mode versus: the reference build and this one in turn on the same generated workloads.
 void mode_versus(const Options& o, const fs::path& reference, const fs::path& workdir, uint64_t size,
-                 const std::vector<uint32_t>& threads, int repeat) {
-  std::printf("sim_throughput --mode versus: reference %s against this build (%s), GPU %s%s; %d round(s), the two "
-              "builds in turn; medians\n",
-              reference.string().c_str(), o.lockstep.string().c_str(), o.gpu.c_str(),
-              o.perfect ? " --perfect-memory" : " (full memory system)", repeat);
+                 const std::vector<uint32_t>& threads, int repeat, const std::string& model) {
+  std::printf("sim_throughput --mode versus: reference %s against this build (%s), --model %s, GPU %s%s; %d "
+              "round(s), the two builds in turn; medians\n",
+              reference.string().c_str(), o.lockstep.string().c_str(), model.c_str(), o.gpu.c_str(),
+              o.perfect ? " --perfect-memory" : model == "memory" ? "" : " (full memory system)", repeat);
   std::printf("%-16s %3s %12s %10s %10s %9s %9s %10s %10s %9s %9s\n", "trace", "thr", "warp insts", "ref cycles",
               "cycles", "ref s", "s", "ref M/s", "M/s", "speedup", "pairs");
   for (const char* w : kWorkloads) {
@@ -301,7 +303,8 @@ void mode_versus(const Options& o, const fs::path& reference, const fs::path& wo
       continue;
     }
     for (uint32_t n : threads) {
-      const std::vector<std::string> extra = {"--threads", std::to_string(n)};
+      std::vector<std::string> extra = {"--threads", std::to_string(n)};
+      if (model != "cycle") extra.insert(extra.end(), {"--model", model});
       std::vector<double> ref_walls, walls, ratios;
       Run ref_run, run;
       for (int i = 0; i < repeat; ++i) {
@@ -366,7 +369,7 @@ int main(int argc, char** argv) {
                                   "usage: sim_throughput [--mode speed|rss|defaults|segments|versus] [--size 10M] "
                                   "[--threads 1,2] [--gpu QV100] [--memory full|perfect] [--rss-sizes 2M,50M] "
                                   "[--repeat 1] [--traces DIR] [--workdir DIR] [--workloads vecadd,graph] "
-                                  "[--segments 0,1024,256] [--reference PATH]\n"
+                                  "[--segments 0,1024,256] [--reference PATH] [--model cycle|memory|abstract]\n"
                                   "speed: warp instructions/s, simulated cycles/s, ns per warp instruction and peak "
                                   "RSS of the generated stencil2d, gemm and graph workloads and the sample traces, "
                                   "per thread count.\n"
@@ -377,7 +380,7 @@ int main(int argc, char** argv) {
                                   "against seq.\n"
                                   "versus: the lockstep binary --reference PATH (another build) and this build in "
                                   "turn on the generated workloads, --repeat rounds (3 unless given): the speedup "
-                                  "measured in one run.\n"))
+                                  "measured in one run; --model: the model both run (cycle).\n"))
     return 0;
   if (argc % 2 == 0) {
     std::fprintf(stderr, "option %s needs a value (see --help)\n", argv[argc - 1]);
@@ -386,6 +389,7 @@ int main(int argc, char** argv) {
   std::string mode = "speed", size = "10M", memory = "full", thread_list = "1,2", rss_sizes = "2M,50M";
   std::string segment_list = "0,1024,256", workload_list = "vecadd,graph";
   int repeat = 0;  // 0: the mode's default (1; 3 for versus)
+  std::string model = "cycle";  // versus: the model both builds run
   fs::path reference;
   Options o;
   fs::path traces_dir = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
@@ -404,6 +408,7 @@ int main(int argc, char** argv) {
     else if (k == "--repeat") repeat = std::max(1, std::atoi(v.c_str()));
     else if (k == "--workdir") workdir = v;
     else if (k == "--reference") reference = v;
+    else if (k == "--model") model = v;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -415,6 +420,18 @@ int main(int argc, char** argv) {
   }
   if (mode != "speed" && mode != "rss" && mode != "defaults" && mode != "segments" && mode != "versus") {
     std::fprintf(stderr, "--mode: expected speed, rss, defaults, segments or versus\n");
+    return 2;
+  }
+  if (model != "cycle" && model != "memory" && model != "abstract") {
+    std::fprintf(stderr, "--model: expected cycle, memory or abstract\n");
+    return 2;
+  }
+  if (model != "cycle" && mode != "versus") {
+    std::fprintf(stderr, "--model: for --mode versus only (the other modes measure the cycle model)\n");
+    return 2;
+  }
+  if (model == "memory" && memory == "perfect") {
+    std::fprintf(stderr, "--memory perfect: the memory model has no fixed-latency form\n");
     return 2;
   }
   if (mode == "versus") {
@@ -449,7 +466,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (mode == "versus") {
-      mode_versus(o, reference, workdir, lockstep::parse_size(size), threads, repeat);
+      mode_versus(o, reference, workdir, lockstep::parse_size(size), threads, repeat, model);
       return 0;
     }
     std::vector<Trace> traces;
