@@ -140,30 +140,37 @@ std::vector<std::string> split(const std::string& list) {
   return out;
 }
 
-// Converts the text trace `dir` with `binary` into `lst`; false if it failed.
-bool convert_with(const fs::path& binary, const fs::path& dir, const fs::path& lst) {
-  const int rc = lockstep::bench::run_child({binary.string(), "convert", dir.string(), "-o", lst.string(), "--quiet"});
+// Converts the text trace `dir` with `binary` into `lst` (`extra`: more
+// convert options); false if it failed.
+bool convert_with(const fs::path& binary, const fs::path& dir, const fs::path& lst,
+                  const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> argv = {binary.string(), "convert", dir.string(), "-o", lst.string(), "--quiet"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  const int rc = lockstep::bench::run_child(argv);
   return WIFEXITED(rc) && WEXITSTATUS(rc) == 0;
+}
+
+// Writes the text trace of `workload` at `size` warp instructions into `dir`.
+void generate_text(const std::string& workload, uint64_t size, uint64_t seed, const fs::path& dir) {
+  lockstep::GenOptions g;
+  g.workload = workload;
+  g.size = size;
+  g.seed = seed;
+  lockstep::generate_trace(g, dir);
 }
 
 // Generates `workload` at `size` warp instructions (seed 1 unless given) and converts it; the .lst path.
 fs::path generate(const Options& o, const fs::path& workdir, const std::string& workload, uint64_t size,
                   uint64_t seed = 1, const std::vector<std::string>& segment_sizes = {}) {
-  lockstep::GenOptions g;
-  g.workload = workload;
-  g.size = size;
-  g.seed = seed;
   const fs::path dir = workdir / (workload + "-" + std::to_string(size));
-  lockstep::generate_trace(g, dir);
+  generate_text(workload, size, seed, dir);
   const fs::path lst = dir.string() + ".lst";
-  int rc = lockstep::bench::run_child({o.lockstep.string(), "convert", dir.string(), "-o", lst.string(), "--quiet"});
+  bool ok = convert_with(o.lockstep, dir, lst);
   // Also as DIR-S<n>.lst with --segment-insts n, each size asked for.
   for (const std::string& n : segment_sizes)
-    if (WIFEXITED(rc) && WEXITSTATUS(rc) == 0)
-      rc = lockstep::bench::run_child({o.lockstep.string(), "convert", dir.string(), "-o",
-                                       dir.string() + "-S" + n + ".lst", "--quiet", "--segment-insts", n});
+    if (ok) ok = convert_with(o.lockstep, dir, dir.string() + "-S" + n + ".lst", {"--segment-insts", n});
   fs::remove_all(dir);
-  if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0) throw std::runtime_error("lockstep convert failed on " + dir.string());
+  if (!ok) throw std::runtime_error("lockstep convert failed on " + dir.string());
   return lst;
 }
 
@@ -288,12 +295,8 @@ void mode_versus(const Options& o, const fs::path& reference, const fs::path& wo
               "cycles", "ref s", "s", "ref M/s", "M/s", "speedup", "pairs");
   for (const char* w : kWorkloads) {
     const std::string name = std::string(w) + " " + size_name(size);
-    lockstep::GenOptions g;
-    g.workload = w;
-    g.size = size;
-    g.seed = 1;
     const fs::path dir = workdir / (std::string(w) + "-text");
-    lockstep::generate_trace(g, dir);
+    generate_text(w, size, 1, dir);
     const fs::path ref_lst = workdir / (std::string(w) + "-reference.lst"), lst = workdir / (std::string(w) + ".lst");
     const bool ref_ok = convert_with(reference, dir, ref_lst), ok = convert_with(o.lockstep, dir, lst);
     fs::remove_all(dir);

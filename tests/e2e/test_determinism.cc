@@ -116,18 +116,30 @@ std::string abstract_json(const std::filesystem::path& trace, const std::string&
   return deterministic_json(abstract_run(trace, gpu, threads, perfect, read_twice, sets));
 }
 
-TEST(Determinism, AbstractModelGivesIdenticalStatsOnAnyThreadCount) {
-  test::ScratchDir dir("det-abstract");
+// Generates `workload` at `size` warp instructions for 80 SMs into `dir`.
+std::filesystem::path generated(const std::filesystem::path& dir, const std::string& workload, uint64_t size) {
+  GenOptions g;
+  g.workload = workload;
+  g.size = size;
+  g.sms = 80;
+  generate_trace(g, dir);
+  return dir;
+}
+
+// The traces the models' identity tests run: every sample trace on its
+// architecture's config, then every generated workload (60 K warp
+// instructions, into `dir`) on QV100.
+std::vector<std::pair<std::filesystem::path, std::string>> identity_traces(const std::filesystem::path& dir) {
   std::vector<std::pair<std::filesystem::path, std::string>> traces;
   for (const test::RealTrace& c : test::kRealTraces) traces.emplace_back(test::shared_traces() / c.trace, c.gpu);
-  for (const std::string& w : workload_names()) {
-    GenOptions g;
-    g.workload = w;
-    g.size = test::workload_size(60'000);
-    g.sms = 80;
-    generate_trace(g, dir / w);
-    traces.emplace_back(dir / w, "QV100");
-  }
+  for (const std::string& w : workload_names())
+    traces.emplace_back(generated(dir / w, w, test::workload_size(60'000)), "QV100");
+  return traces;
+}
+
+TEST(Determinism, AbstractModelGivesIdenticalStatsOnAnyThreadCount) {
+  test::ScratchDir dir("det-abstract");
+  const auto traces = identity_traces(dir.path());
   uint64_t kernels_read_twice = 0, steps = 0;
   for (const auto& [trace, gpu] : traces) {
     SCOPED_TRACE(trace.string());
@@ -153,11 +165,6 @@ TEST(Determinism, AbstractModelGivesIdenticalStatsOnAnyThreadCount) {
   EXPECT_GT(steps, 2 * kernels_read_twice);
 }
 
-// The memory model: the same statistics on any thread count and whatever
-// the steps each SM runs before the L2 takes their requests (a chunk of
-// one step stops every SM after each memory instruction; a huge one runs
-// each until it waits for a block), on every real trace and generated
-// workload, and on a 4-SM GPU whose SMs wait for blocks many times.
 // Equal, or where the two first differ (the stats JSONs are long).
 testing::AssertionResult same_json(const std::string& expected, const std::string& actual) {
   if (expected == actual) return testing::AssertionSuccess();
@@ -168,6 +175,11 @@ testing::AssertionResult same_json(const std::string& expected, const std::strin
                                      << expected.substr(from, 160) << "... got ..." << actual.substr(from, 160) << "...";
 }
 
+// The memory model: the same statistics on any thread count and whatever
+// the steps each SM runs before the L2 takes their requests (a chunk of
+// one step stops every SM after each memory instruction; a huge one runs
+// each until it waits for a block), on every real trace and generated
+// workload, and on a 4-SM GPU whose SMs wait for blocks many times.
 std::string memory_json(const std::filesystem::path& trace, const std::string& gpu, uint32_t threads, uint64_t steps,
                         const std::vector<std::string>& sets = {}) {
   auto src = open_trace(trace, nullptr);
@@ -182,26 +194,10 @@ std::string memory_json(const std::filesystem::path& trace, const std::string& g
 
 TEST(Determinism, MemoryModelGivesIdenticalStatsOnAnyThreadCountAndChunkOfSteps) {
   test::ScratchDir dir("det-memory");
-  std::vector<std::pair<std::filesystem::path, std::string>> traces;
-  for (const test::RealTrace& c : test::kRealTraces) traces.emplace_back(test::shared_traces() / c.trace, c.gpu);
-  for (const std::string& w : workload_names()) {
-    GenOptions g;
-    g.workload = w;
-    g.size = test::workload_size(60'000);
-    g.sms = 80;
-    generate_trace(g, dir / w);
-    traces.emplace_back(dir / w, "QV100");
-  }
-  {
-    // Several waves of blocks on 80 SMs: SMs wait for blocks while others
-    // run on for many chunks.
-    GenOptions g;
-    g.workload = "stencil2d";
-    g.size = test::workload_size(1'000'000);
-    g.sms = 80;
-    generate_trace(g, dir / "stencil2d-waves");
-    traces.emplace_back(dir / "stencil2d-waves", "QV100");
-  }
+  auto traces = identity_traces(dir.path());
+  // Several waves of blocks on 80 SMs: SMs wait for blocks while others
+  // run on for many chunks.
+  traces.emplace_back(generated(dir / "stencil2d-waves", "stencil2d", test::workload_size(1'000'000)), "QV100");
   for (const auto& [trace, gpu] : traces) {
     SCOPED_TRACE(trace.string());
     for (const std::vector<std::string>& sets : {std::vector<std::string>{}, std::vector<std::string>{"gpu.sms=4"}}) {
