@@ -41,13 +41,25 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
   // At most a quarter full (half for more than 2^29 lines, so that a slot
   // number fits 32 bits): a miss looks at ~1.4 slots on average with linear
   // probing (~2.5 at half full), and a deletion moves few entries.
+  // A set of few ways is scanned: its tags take a few host cache lines,
+  // where the index costs two scattered loads per lookup, two more per
+  // eviction, and 32 bytes a line.
+  scan_ = geometry.tag_lookup == TagLookup::kScan ||
+          (geometry.tag_lookup == TagLookup::kAuto && geometry.ways <= kMaxScannedWays);
+  if (scan_) {
+    mark_words_per_set_ = (geometry.ways + 3) / 4;
+    mark_words_ = ZeroedArray<uint64_t>(uint64_t(geometry.sets) * mark_words_per_set_);
+    home_shift_ = 32;
+    return;
+  }
   const uint64_t slots = std::max<uint64_t>(16, std::min<uint64_t>(std::bit_ceil(lines) * 4, uint64_t(1) << 31));
   home_shift_ = 32 - uint32_t(std::countr_zero(slots));
   tag_index_ = ZeroedArray<StoredSlot>(slots);
 }
 
-uint32_t SectorCache::set_of(uint64_t addr) const {
-  const uint64_t line = addr >> line_shift_;
+uint32_t SectorCache::set_of(uint64_t addr) const { return set_of_line(addr >> line_shift_); }
+
+uint32_t SectorCache::set_of_line(uint64_t line) const {
   if (geometry_.set_hash == IndexHash::kIpoly && set_bits_ != 0 && set_bits_ <= kMaxIpolyBits) {
     // The hash is an XOR of one table entry per byte of the line number, so
     // its high half's part (mostly the same from one miss to the next) is
@@ -78,6 +90,37 @@ SectorCache::TagSlot SectorCache::find_in_index(uint64_t tag) const {
       if (l.tag == tag) return last_found_ = TagSlot{tag, slot.line(), l.set};
     }
   }
+}
+
+SectorCache::TagSlot SectorCache::find_in_set(uint64_t tag) const {
+  const uint32_t set = set_of_line(tag);
+  const uint64_t* words = &mark_words_[std::size_t(set) * mark_words_per_set_];
+  const uint32_t present = set_state_[set].present;
+  // Four 16-bit marks a word, compared at once: a lane of w ^ pattern is zero
+  // where the mark matches, and (v - 1 per lane) & ~v has the lane's top bit
+  // set then (and maybe in a lane above one that matched: every candidate's
+  // tag is compared, so a false candidate costs a look, never a wrong answer).
+  constexpr uint64_t kLaneOnes = 0x0001000100010001ull, kLaneTops = 0x8000800080008000ull;
+  const uint64_t pattern = uint64_t(mark_of(tag)) * kLaneOnes;
+  for (uint32_t k = 0; k * 4 < present; ++k) {
+    const uint64_t v = words[k] ^ pattern;
+    uint64_t candidates = (v - kLaneOnes) & ~v & kLaneTops;
+    if (present - k * 4 < 4) candidates &= (uint64_t(1) << (16 * (present - k * 4))) - 1;  // absent ways
+    for (; candidates != 0; candidates &= candidates - 1) {
+      const uint32_t line = index_of(set, k * 4 + uint32_t(std::countr_zero(candidates)) / 16);
+      if (lines_[line].tag == tag) return last_found_ = TagSlot{tag, line, set};
+    }
+  }
+  last_missing_ = tag;
+  last_missing_slot_ = set;  // (scan_: the set to allocate in)
+  last_missing_set_ = true;
+  return TagSlot{};
+}
+
+uint32_t SectorCache::set_to_allocate(uint64_t addr) const {
+  const uint64_t tag = addr >> line_shift_;
+  if (scan_ && last_missing_set_ && last_missing_ == tag) return last_missing_slot_;
+  return set_of_line(tag);
 }
 
 uint32_t SectorCache::free_slot_for(uint64_t tag) const {
@@ -147,7 +190,7 @@ Eviction SectorCache::eviction_of(uint32_t line_index) const {
     make_mru(found.set, found.line - index_of(found.set, 0));
     return found.line;
   }
-  return allocate_line ? allocate(set_of(addr), addr >> line_shift_, &ev) : kNoLine;
+  return allocate_line ? allocate(set_to_allocate(addr), addr >> line_shift_, &ev) : kNoLine;
 }
 
 uint32_t SectorCache::use_line(uint64_t addr, bool allocate_line, Eviction& ev) {
@@ -157,7 +200,7 @@ uint32_t SectorCache::use_line(uint64_t addr, bool allocate_line, Eviction& ev) 
 Eviction SectorCache::victim_of(uint64_t addr) const {
   const uint64_t tag = addr >> line_shift_;
   if (find(tag).line != kNoLine) return Eviction{};
-  const uint32_t set = set_of(addr);
+  const uint32_t set = set_to_allocate(addr);
   if (set_state_[set].present < ways_in_use_) return Eviction{};
   return eviction_of(index_of(set, set_state_[set].lru));
 }
@@ -167,7 +210,7 @@ uint32_t SectorCache::allocate(uint32_t set, uint64_t tag, Eviction* ev) {
   Line* ways = &lines_[index_of(set, 0)];
   // The new tag goes where its lookup ended, before the victim leaves the
   // index: erasing first could open a hole earlier in the new tag's probe run.
-  const uint32_t free_slot = free_slot_for(tag);
+  const uint32_t free_slot = scan_ ? 0 : free_slot_for(tag);
   uint32_t way = 0;
   if (st.present < ways_in_use_) {
     // A free way: becomes present and most recently used.
@@ -180,15 +223,17 @@ uint32_t SectorCache::allocate(uint32_t set, uint64_t tag, Eviction* ev) {
     }
     st.mru = way;
     ways[way].set = set;
-    index_insert_at(free_slot, tag, index_of(set, way));
+    if (!scan_) index_insert_at(free_slot, tag, index_of(set, way));
   } else {
     // The least recently used way becomes the most recently used.
     way = st.lru;
     Line& victim = ways[way];
     *ev = Eviction{true, victim.tag << line_shift_, victim.valid, victim.dirty};
-    const uint32_t victim_slot = victim.slot;
-    index_insert_at(free_slot, tag, index_of(set, way));
-    index_erase_at(victim_slot);
+    if (!scan_) {
+      const uint32_t victim_slot = victim.slot;
+      index_insert_at(free_slot, tag, index_of(set, way));
+      index_erase_at(victim_slot);
+    }
     if (st.mru != way) {
       const uint16_t prev = victim.lru_prev;  // (the LRU way has no less recently used neighbour)
       ways[prev].lru_next = victim.lru_next;
@@ -200,6 +245,12 @@ uint32_t SectorCache::allocate(uint32_t set, uint64_t tag, Eviction* ev) {
   }
   Line& l = ways[way];  // (its place in the recency list and its slot are set above)
   l.tag = tag;
+  if (scan_) {
+    uint64_t& word = mark_words_[std::size_t(set) * mark_words_per_set_ + way / 4];
+    const uint32_t shift = 16 * (way % 4);
+    word = (word & ~(uint64_t(0xffff) << shift)) | uint64_t(mark_of(tag)) << shift;
+    last_missing_set_ = false;
+  }
   l.valid = l.dirty = l.whole = 0;  // (no sector valid: its byte masks are not read until written)
   last_found_ = TagSlot{tag, index_of(set, way), set};
   return index_of(set, way);
@@ -352,7 +403,7 @@ uint32_t SectorCache::read_hit_or_fill_sectors(uint64_t addr, uint32_t sectors, 
     make_mru(found.set, li - index_of(found.set, 0));
     if (hits == sectors) return hits;
   } else {
-    li = allocate(set_of(addr), tag, ev);
+    li = allocate(set_to_allocate(addr), tag, ev);
   }
   Line& l = lines_[li];
   l.valid |= sectors;  // (the readable ones already are valid and whole)
@@ -375,8 +426,11 @@ Eviction SectorCache::write_sectors(uint64_t addr, uint32_t sectors, uint32_t by
 void SectorCache::invalidate_all() {
   // Lines are reset when allocated; only the present counts and the tag index matter.
   // A cache holding few lines (an L1 after a short kernel) erases them one by
-  // one rather than clearing the whole index.
-  if (uint64_t(valid_lines()) * 8 < tag_index_.size()) {
+  // one rather than clearing the whole index. (Scanned sets read the tags of
+  // their present ways only.)
+  if (scan_) {
+    // nothing to erase
+  } else if (uint64_t(valid_lines()) * 8 < tag_index_.size()) {
     for (uint32_t set = 0; set < geometry_.sets; ++set)
       for (uint32_t w = 0; w < set_state_[set].present; ++w) index_erase_at(lines_[index_of(set, w)].slot);
   } else {

@@ -17,6 +17,10 @@
 //   L2:  write-back, write-validate: write(..., allocate=true) on a store,
 //        fill() on DRAM data, Eviction.dirty_sectors to write back.
 //
+// A lookup finds a tag through an index over the whole cache (many ways) or
+// by scanning its set's tag marks (a few ways): TagLookup, with the same
+// answers either way.
+//
 // Addresses are whatever byte addresses the owner indexes by (the L1 uses
 // global addresses, an L2 slice its slice-local addresses, AddressMap);
 // evictions return line addresses in that same space.
@@ -37,6 +41,13 @@ enum class WritePolicy : uint8_t {
   kWriteThrough,   // the owner forwards every write; nothing is ever dirty
 };
 
+enum class TagLookup : uint8_t {
+  kAuto = 0,  // kScan up to kMaxScannedWays ways, else kIndex
+  kIndex,     // a hash index from line number to line, over the whole cache
+  kScan,      // the set's tags, compared one by one
+};
+inline constexpr uint32_t kMaxScannedWays = 32;
+
 struct SectorCacheGeometry {
   uint32_t sets = 1;                        // power of two
   uint32_t ways = 1;                        // physical ways (the most set_ways() may enable)
@@ -44,6 +55,11 @@ struct SectorCacheGeometry {
   uint32_t sector_bytes = 32;               // fill and hit granularity, power of two, <= kMaxSectorBytes
   IndexHash set_hash = IndexHash::kLinear;  // set index from the line number (index_hash(), address_map.h)
   WritePolicy write_policy = WritePolicy::kWriteBack;
+  // How a lookup finds a tag (no effect on any state or result, only on the
+  // host's work): kAuto scans the set's tags when it has at most
+  // kMaxScannedWays ways (an L2 slice) and keeps a tag index otherwise (an L1
+  // of hundreds of ways); tests force either.
+  TagLookup tag_lookup = TagLookup::kAuto;
 
   uint32_t sectors_per_line() const { return line_bytes / sector_bytes; }
 };
@@ -91,7 +107,14 @@ class SectorCache {
   bool read_hit(uint64_t addr);
   // A hint that addr is looked up soon: the host loads the tag index's slot
   // for it into its cache (no effect on any state or result).
-  void prefetch(uint64_t addr) const { __builtin_prefetch(&tag_index_[home_slot(addr >> line_shift_)]); }
+  void prefetch(uint64_t addr) const {
+    if (scan_)
+      __builtin_prefetch(&mark_words_[std::size_t(set_of(addr)) * mark_words_per_set_]);
+    else
+      __builtin_prefetch(&tag_index_[home_slot(addr >> line_shift_)]);
+  }
+  // Whether lookups scan the set's tags (else they use the tag index).
+  bool scans_sets() const { return scan_; }
   // What fill(addr) or write(addr, ..., true) would evict now, without changing
   // anything (valid = false when the line is present or its set has a free way).
   Eviction victim_of(uint64_t addr) const;
@@ -202,10 +225,17 @@ class SectorCache {
   TagSlot find(uint64_t tag) const {
     if (last_found_.line != kNoLine && last_found_.tag == tag) return last_found_;
     if (last_missing_set_ && last_missing_ == tag) return TagSlot{};
-    return find_in_index(tag);
+    return scan_ ? find_in_set(tag) : find_in_index(tag);
   }
   // find() by probing the index (remembering the answer).
   TagSlot find_in_index(uint64_t tag) const;
+  // find() by comparing the tags of the set's present ways (remembering the answer).
+  TagSlot find_in_set(uint64_t tag) const;
+  // The set of a line number.
+  uint32_t set_of_line(uint64_t line) const;
+  // set_of(addr) for allocating its line, found without hashing when the
+  // line's lookup just missed (scan_).
+  uint32_t set_to_allocate(uint64_t addr) const;
   uint32_t home_slot(uint64_t tag) const { return home_of(fingerprint_of(tag)); }
   // The first empty slot of tag's probe run: where an absent tag is inserted.
   uint32_t free_slot_for(uint64_t tag) const;
@@ -256,7 +286,15 @@ class SectorCache {
   // filling leave them).
   ZeroedArray<uint32_t> byte_masks_;
   ZeroedArray<SetState> set_state_;  // per set
-  ZeroedArray<StoredSlot> tag_index_;  // power of two, four times the lines (at least twice)
+  ZeroedArray<StoredSlot> tag_index_;  // without scan_: power of two, four times the lines (at least twice)
+  // With scan_: per set, a 16-bit mark of each present way's tag, four to a
+  // word (way w in bits 16 (w % 4) and up of word w / 4; a set's 24 ways in
+  // 48 bytes): a lookup reads the tag (Line::tag) of the ways whose mark
+  // matches only. No tag index.
+  ZeroedArray<uint64_t> mark_words_;
+  uint32_t mark_words_per_set_ = 0;
+  static uint16_t mark_of(uint64_t tag) { return uint16_t(tag_hash(tag) >> 48); }
+  bool scan_ = false;
   // The last line find() found (line = kNoLine: none): the sectors of one
   // line mostly come one after another, so they share one index lookup.
   // Dropped when its tag leaves the index.
@@ -264,7 +302,7 @@ class SectorCache {
   // The last tag find() did not find (valid while last_missing_set_): a miss
   // is mostly looked up again at once to allocate. Dropped by every change
   // of the index. last_missing_slot_ is the empty slot that ended its probe
-  // run, where allocate() inserts it without probing again.
+  // run, where allocate() inserts it without probing again (scan_: its set).
   // set_of() under IndexHash::kIpoly: the high 32 bits of the last line
   // number it hashed and their part of the set index (0 hashes to 0).
   mutable uint64_t ipoly_high_ = 0;

@@ -504,6 +504,32 @@ TEST(SectorCacheEquivalence, OneVeryLargeSetMatchesTheLinearScanModel) {
                   100);
 }
 
+// Either way of finding a tag (TagLookup) on any geometry, whichever kAuto
+// would choose: an L2 slice's 24 ways through the index, an adaptive L1's
+// 256 ways and a 1-way cache by scanning, odd shapes both ways.
+SectorCacheGeometry with_lookup(SectorCacheGeometry g, TagLookup lookup) {
+  g.tag_lookup = lookup;
+  return g;
+}
+
+TEST(SectorCacheEquivalence, BothTagLookupsMatchTheLinearScanModelOnAnyGeometry) {
+  EXPECT_TRUE(SectorCache(geometry(32, 24, 128, 32, IndexHash::kIpoly, WritePolicy::kWriteBack)).scans_sets());
+  EXPECT_FALSE(SectorCache(geometry(4, 256, 128, 32, IndexHash::kLinear, WritePolicy::kWriteThrough)).scans_sets());
+  for (TagLookup lookup : {TagLookup::kIndex, TagLookup::kScan}) {
+    SCOPED_TRACE(lookup == TagLookup::kIndex ? "index" : "scan");
+    EXPECT_EQ(SectorCache(with_lookup(geometry(2, 2, 128, 32, IndexHash::kLinear, WritePolicy::kWriteBack), lookup))
+                  .scans_sets(),
+              lookup == TagLookup::kScan);
+    run_equivalence(with_lookup(geometry(32, 24, 128, 32, IndexHash::kIpoly, WritePolicy::kWriteBack), lookup), 60000, 12);
+    run_equivalence(with_lookup(geometry(4, 256, 128, 32, IndexHash::kLinear, WritePolicy::kWriteThrough), lookup), 60000,
+                    13);
+    run_equivalence(with_lookup(geometry(64, 1, 32, 32, IndexHash::kIpoly, WritePolicy::kWriteBack), lookup), 20000, 14);
+    run_equivalence(with_lookup(geometry(16, 5, 256, 8, IndexHash::kXor, WritePolicy::kWriteThrough), lookup), 20000, 15);
+    run_equivalence(with_lookup(geometry(1, 7, 64, 16, IndexHash::kLinear, WritePolicy::kWriteBack), lookup), 20000, 16,
+                    3);
+  }
+}
+
 TEST(SectorCacheEquivalence, SmallAndOddGeometriesMatchTheLinearScanModel) {
   run_equivalence(geometry(2, 2, 128, 32, IndexHash::kLinear, WritePolicy::kWriteBack), 30000, 3);
   run_equivalence(geometry(1, 7, 64, 16, IndexHash::kLinear, WritePolicy::kWriteBack), 30000, 4);
