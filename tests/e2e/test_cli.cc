@@ -374,6 +374,22 @@ TEST(Cli, NoMemcpyWarmStartsWithColdCaches) {
 
 // verify --models abstract: every thread count against one thread, and once
 // more with every kernel read twice (the other way of reading them).
+// The abstract model steps no cycles: its run line gives the cycles it timed
+// per second, not a cycle rate of 0.
+TEST(Cli, AbstractRunLineGivesTheCyclesItTimedPerSecond) {
+  test::ScratchDir dir("cli-abstract-rate");
+  const std::string trace = test::quoted(test::shared_traces() / "bfs-rodinia-sm80");
+  const Result r = lockstep_cmd("run " + trace + " --model abstract", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = r.out + r.err;
+  const size_t at = text.find(" timed cycles/s");
+  ASSERT_NE(at, std::string::npos) << text;
+  const size_t from = text.rfind(", ", at);
+  ASSERT_NE(from, std::string::npos) << text;
+  EXPECT_GT(std::stod(text.substr(from + 2, at - from - 2)), 0.0) << text;
+  EXPECT_EQ(text.find("simulated cycles/s"), std::string::npos) << text;
+}
+
 TEST(Cli, VerifyComparesTheAbstractModelOnEachCountAndReadTwice) {
   test::ScratchDir dir("cli-verify-abstract");
   const std::string trace = "'" + (test::shared_traces() / "bfs-rodinia-sm80").string() + "'";
