@@ -11,7 +11,9 @@ JOBS=$(nproc)
 SANITIZER_FLAGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
 FUZZ_SECONDS=${LOCKSTEP_FUZZ_SECONDS:-30}
 
-step() { printf '\n== %s\n' "$*"; }
+# Each stage's heading says when it starts (seconds since the script started,
+# set-up and the Release build included), so a slow stage shows in the log.
+step() { printf '\n== %s (at %d s)\n' "$*" "$SECONDS"; }
 
 # Commands run side by side: start_job NAME LOG COMMAND... starts COMMAND in
 # the background with its output in LOG; wait_jobs SUMMARY waits for every
