@@ -323,8 +323,12 @@ void mode_versus(const Options& o, const fs::path& reference, const fs::path& wo
         continue;
       }
       const double ref_s = median(ref_walls), s = median(walls);
-      std::printf("%-16s %3u %12llu %10llu %10llu %9.2f %9.2f %10.3f %10.3f %8.2fx %4.2f-%.2fx\n", name.c_str(), n,
-                  run.insts, ref_run.simulated + ref_run.skipped, run.simulated + run.skipped, ref_s, s,
+      // The memory and abstract models step no cycles: "-", not 0.
+      auto cycles = [&](const Run& r) {
+        return model == "cycle" ? std::to_string(r.simulated + r.skipped) : std::string("-");
+      };
+      std::printf("%-16s %3u %12llu %10s %10s %9.2f %9.2f %10.3f %10.3f %8.2fx %4.2f-%.2fx\n", name.c_str(), n,
+                  run.insts, cycles(ref_run).c_str(), cycles(run).c_str(), ref_s, s,
                   ref_s > 0 ? double(ref_run.insts) / ref_s / 1e6 : 0.0, s > 0 ? double(run.insts) / s / 1e6 : 0.0,
                   s > 0 ? ref_s / s : 0.0, *std::min_element(ratios.begin(), ratios.end()),
                   *std::max_element(ratios.begin(), ratios.end()));
