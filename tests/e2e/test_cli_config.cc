@@ -128,8 +128,7 @@ TEST(CliConfig, RandomOverridesEitherRunOrStopWithOneLine) {
     const Result r = lockstep_cmd(cmd, dir);
     if (r.exit_code == 0) {
       ++ran;
-      std::ifstream in(json);
-      const std::string text((std::istreambuf_iterator<char>(in)), {});
+      const std::string text = test::read_text(json);
       EXPECT_NE(text.find("\"kernels\""), std::string::npos) << text.substr(0, 200);
     } else {
       ++refused;
