@@ -38,11 +38,8 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
   lines_ = ZeroedArray<Line>(lines);
   byte_masks_ = ZeroedArray<uint32_t>(lines * sectors_per_line_);
   set_state_ = ZeroedArray<SetState>(geometry.sets);
-  // At most a quarter full (half for more than 2^29 lines, so that a slot
-  // number fits 32 bits): a miss looks at ~1.4 slots on average with linear
-  // probing (~2.5 at half full), and a deletion moves few entries.
-  // A set of few ways is scanned: its tags take a few host cache lines,
-  // where the index costs two scattered loads per lookup, two more per
+  // A set of few ways is scanned: its tag marks take a host cache line or
+  // two, where the index costs two scattered loads per lookup, two more per
   // eviction, and 32 bytes a line.
   scan_ = geometry.tag_lookup == TagLookup::kScan ||
           (geometry.tag_lookup == TagLookup::kAuto && geometry.ways <= kMaxScannedWays);
@@ -52,6 +49,9 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
     home_shift_ = 32;
     return;
   }
+  // The index: at most a quarter full (half for more than 2^29 lines, so
+  // that a slot number fits 32 bits): a miss looks at ~1.4 slots on average
+  // with linear probing (~2.5 at half full), and a deletion moves few entries.
   const uint64_t slots = std::max<uint64_t>(16, std::min<uint64_t>(std::bit_ceil(lines) * 4, uint64_t(1) << 31));
   home_shift_ = 32 - uint32_t(std::countr_zero(slots));
   tag_index_ = ZeroedArray<StoredSlot>(slots);

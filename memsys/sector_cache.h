@@ -44,7 +44,7 @@ enum class WritePolicy : uint8_t {
 enum class TagLookup : uint8_t {
   kAuto = 0,  // kScan up to kMaxScannedWays ways, else kIndex
   kIndex,     // a hash index from line number to line, over the whole cache
-  kScan,      // the set's tags, compared one by one
+  kScan,      // the set's ways, a 16-bit mark of each tag compared four at a time
 };
 inline constexpr uint32_t kMaxScannedWays = 32;
 
@@ -106,7 +106,8 @@ class SectorCache {
   // probe(addr) == kHit, and then touch(addr), with one lookup: a read that hits.
   bool read_hit(uint64_t addr);
   // A hint that addr is looked up soon: the host loads the tag index's slot
-  // for it into its cache (no effect on any state or result).
+  // for it, or its set's tag marks, into its cache (no effect on any state or
+  // result).
   void prefetch(uint64_t addr) const {
     if (scan_)
       __builtin_prefetch(&mark_words_[std::size_t(set_of(addr)) * mark_words_per_set_]);
