@@ -1,8 +1,11 @@
 // lockstep compare TRACE --models cycle,memory [--gpu/--config/--set as run] [--threads N] [--csv FILE]
 // Runs each model on the same trace and GPU and prints one table per kernel
-// and one for the total: every counter the models have in common, each
-// model's value, and each model's difference against the first one
-// (relative, in %, for counts; in points for the .pct rates).
+// and one for the total: every counter of the first model that another model
+// also has (with three models: the cycles the abstract model shares, the
+// memory counters the memory model shares), each model's value, and each
+// model's difference against the first one (relative, in %, for counts; in
+// points for the .pct rates); "-" (empty in the CSV) where a model has no such
+// counter.
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
@@ -40,7 +43,7 @@ std::string difference(const std::string& counter, const StatValue& a, const Sta
 }
 
 
-// One table: the counters every model has, in the first model's order.
+// One table: the first model's counters another model also has, in its order.
 struct Table {
   std::string kernel, name;  // kernel id or "total"
   std::vector<std::vector<StatValue>> stats;  // per model
@@ -54,9 +57,10 @@ int cmd_compare(const Args& args) {
   SimulationInputs inputs;
   po::options_description opts(
       "usage: lockstep compare TRACE --models cycle,memory [options]\n"
-      "Runs TRACE with each model on the same GPU config and prints, per kernel and in total, every counter the\n"
-      "models have in common: each model's value and its difference against the first model (relative in % for\n"
-      "counts, in points for the .pct rates).\noptions");
+      "Runs TRACE with each model on the same GPU config and prints, per kernel and in total, every counter of the\n"
+      "first model that another model also has: each model's value and its difference against the first model\n"
+      "(relative in % for counts, in points for the .pct rates), '-' (empty in the CSV) for a model without it.\n"
+      "options");
   opts.add_options()("help,h", "show this help")(
       "models", po::value(&models), "two or more models, comma-separated, the first the reference (cycle, memory)")(
       "threads", whole_number("threads", &threads, 1, kMaxThreads), "simulation threads of every run")(
@@ -107,24 +111,28 @@ int cmd_compare(const Args& args) {
     for (const std::string& m : names) std::printf(" %16s", m.c_str());
     for (size_t i = 1; i < names.size(); ++i) std::printf(" %16s", (names[i] + " vs " + names[0]).c_str());
     std::printf("\n");
-    // The counters in common, in the first model's order.
+    // The first model's counters another model also has, in its order.
     std::vector<std::map<std::string, const StatValue*>> by_name(names.size());
     for (size_t m = 0; m < names.size(); ++m)
       for (const StatValue& v : t.stats[m]) by_name[m][v.name] = &v;
     for (const StatValue& v : t.stats[0]) {
-      bool common = true;
-      for (size_t m = 1; m < names.size(); ++m) common &= by_name[m].count(v.name) > 0;
-      if (!common) continue;
+      auto of = [&](size_t m) {
+        const auto it = by_name[m].find(v.name);
+        return it == by_name[m].end() ? nullptr : it->second;
+      };
+      bool shared = false;
+      for (size_t m = 1; m < names.size(); ++m) shared |= of(m) != nullptr;
+      if (!shared) continue;
       std::printf("  %-58s", v.name.c_str());
       csv_text += csv_field(t.kernel) + "," + csv_field(t.name) + "," + csv_field(v.name);
       for (size_t m = 0; m < names.size(); ++m) {
-        const std::string text = stat_text(*by_name[m][v.name]);
-        std::printf(" %16s", text.c_str());
+        const std::string text = of(m) ? stat_text(*of(m)) : "";
+        std::printf(" %16s", of(m) ? text.c_str() : "-");
         csv_text += "," + text;
       }
       for (size_t m = 1; m < names.size(); ++m) {
-        const std::string d = difference(v.name, v, *by_name[m][v.name]);
-        std::printf(" %16s", d.c_str());
+        const std::string d = of(m) ? difference(v.name, v, *of(m)) : "";
+        std::printf(" %16s", of(m) ? d.c_str() : "-");
         csv_text += "," + d;
       }
       std::printf("\n");

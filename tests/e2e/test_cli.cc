@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -374,6 +375,51 @@ TEST(Cli, NoMemcpyWarmStartsWithColdCaches) {
 
 // verify --models abstract: every thread count against one thread, and once
 // more with every kernel read twice (the other way of reading them).
+// compare with three models: every counter of the first that another shares,
+// "-" (an empty CSV field) where a model has none: the cycles and IPC of the
+// abstract model and the memory counters of the memory model side by side.
+TEST(Cli, CompareOfThreeModelsShowsWhatEachSharesWithTheFirst) {
+  test::ScratchDir dir("cli-compare3");
+  const std::string trace = test::quoted(test::shared_traces() / "bfs-rodinia-sm80");
+  const Result r =
+      lockstep_cmd("compare " + trace + " --models cycle,abstract,memory --csv " + test::quoted(dir / "c.csv"), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream rows(file_text(dir / "c.csv"));
+  std::string line;
+  std::getline(rows, line);
+  EXPECT_EQ(line, "kernel,name,counter,cycle,abstract,memory,abstract_vs_cycle,memory_vs_cycle");
+  std::map<std::string, std::vector<std::string>> total;  // counter -> cycle, abstract, memory, both differences
+  while (std::getline(rows, line)) {
+    if (line.rfind("total,,", 0) != 0) continue;
+    std::vector<std::string> f = csv_fields(line.substr(7));
+    f.resize(6);  // (getline drops a last empty field)
+    total[f[0]] = std::vector<std::string>(f.begin() + 1, f.end());
+  }
+  for (const char* timed : {"gpc__cycles_elapsed.max", "ipc"}) {
+    SCOPED_TRACE(timed);
+    ASSERT_EQ(total.count(timed), 1u);
+    EXPECT_FALSE(total[timed][1].empty());  // abstract
+    EXPECT_TRUE(total[timed][2].empty());   // memory: no cycles
+    EXPECT_FALSE(total[timed][3].empty());
+    EXPECT_TRUE(total[timed][4].empty());
+  }
+  for (const char* memory : {"lts__t_sectors_op_read.sum", "l1tex__t_sector_hit_rate.pct"}) {
+    SCOPED_TRACE(memory);
+    ASSERT_EQ(total.count(memory), 1u);
+    EXPECT_TRUE(total[memory][1].empty());  // abstract: no cache counters
+    EXPECT_FALSE(total[memory][2].empty());
+    EXPECT_TRUE(total[memory][3].empty());
+    EXPECT_FALSE(total[memory][4].empty());
+  }
+  EXPECT_EQ(total["smsp__inst_executed.sum"][3], "+0.0%");
+  EXPECT_EQ(total["smsp__inst_executed.sum"][4], "+0.0%");
+  // The table says "-" for the missing ones.
+  const size_t at = r.out.rfind("  gpc__cycles_elapsed.max ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string row = r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_NE(row.find(" - "), std::string::npos) << row;
+}
+
 // The abstract model steps no cycles: its run line gives the cycles it timed
 // per second, not a cycle rate of 0.
 TEST(Cli, AbstractRunLineGivesTheCyclesItTimedPerSecond) {
