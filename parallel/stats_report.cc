@@ -427,11 +427,12 @@ void print_summary(std::FILE* out, const SimulationReport& r) {
   // The cycle rate counts the cycles simulated; the skipped ones are reported
   // apart below. The abstract model steps no cycles (it jumps from event to
   // event): its rate is the kernels' cycles it timed.
-  const uint64_t simulated = r.model == "abstract" ? cycles : r.engine.parallel_cycles + r.engine.serial_cycles;
+  const bool timed = r.model == "abstract";
+  const uint64_t simulated = timed ? cycles : r.engine.parallel_cycles + r.engine.serial_cycles;
   std::fprintf(out, "  run: %.3f s wall, %.0f warp insts/s, %.0f %s cycles/s, %u thread(s), schedule %s",
                r.wall_seconds, r.wall_seconds > 0 ? double(insts) / r.wall_seconds : 0.0,
                r.wall_seconds > 0 ? double(simulated) / r.wall_seconds : 0.0,
-               r.model == "abstract" ? "timed" : "simulated", r.threads, r.schedule.c_str());
+               timed ? "timed" : "simulated", r.threads, r.schedule.c_str());
   if (r.engine.threads > 1)
     std::fprintf(out, " (%s), %.1f%% of the time waiting at the per-cycle handshake; %llu cycles run by the team, %llu by the leader alone",
                  r.partition.c_str(), 100.0 * handshake_wait_share(r), (unsigned long long)r.engine.parallel_cycles,

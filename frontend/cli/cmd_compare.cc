@@ -1,4 +1,4 @@
-// lockstep compare TRACE --models cycle,memory [--gpu/--config/--set as run] [--threads N] [--csv FILE]
+// lockstep compare TRACE --models cycle,abstract,memory [--gpu/--config/--set as run] [--threads N] [--csv FILE]
 // Runs each model on the same trace and GPU and prints one table per kernel
 // and one for the total: every counter of the first model that another model
 // also has (with three models: the cycles the abstract model shares, the
@@ -62,7 +62,7 @@ int cmd_compare(const Args& args) {
       "(relative in % for counts, in points for the .pct rates), '-' (empty in the CSV) for a model without it.\n"
       "options");
   opts.add_options()("help,h", "show this help")(
-      "models", po::value(&models), "two or more models, comma-separated, the first the reference (cycle, memory)")(
+      "models", po::value(&models), "two or more models, comma-separated, the first the reference (cycle, memory, abstract)")(
       "threads", whole_number("threads", &threads, 1, kMaxThreads), "simulation threads of every run")(
       "csv", po::value(&csv), "also write the tables as CSV: kernel,name,counter,<model>...,<model>_vs_<first>...");
   inputs.add_to(opts);
@@ -115,26 +115,25 @@ int cmd_compare(const Args& args) {
     std::vector<std::map<std::string, const StatValue*>> by_name(names.size());
     for (size_t m = 0; m < names.size(); ++m)
       for (const StatValue& v : t.stats[m]) by_name[m][v.name] = &v;
+    std::vector<const StatValue*> row(names.size());  // each model's value of the counter, or nullptr
     for (const StatValue& v : t.stats[0]) {
-      auto of = [&](size_t m) {
-        const auto it = by_name[m].find(v.name);
-        return it == by_name[m].end() ? nullptr : it->second;
-      };
       bool shared = false;
-      for (size_t m = 1; m < names.size(); ++m) shared |= of(m) != nullptr;
+      for (size_t m = 0; m < names.size(); ++m) {
+        const auto it = by_name[m].find(v.name);
+        row[m] = it == by_name[m].end() ? nullptr : it->second;
+        shared |= m > 0 && row[m] != nullptr;
+      }
       if (!shared) continue;
       std::printf("  %-58s", v.name.c_str());
       csv_text += csv_field(t.kernel) + "," + csv_field(t.name) + "," + csv_field(v.name);
-      for (size_t m = 0; m < names.size(); ++m) {
-        const std::string text = of(m) ? stat_text(*of(m)) : "";
-        std::printf(" %16s", of(m) ? text.c_str() : "-");
+      // A cell: its text in the CSV; "-" in the table for a model without the counter.
+      auto cell = [&](const std::string& text, bool present) {
+        std::printf(" %16s", present ? text.c_str() : "-");
         csv_text += "," + text;
-      }
-      for (size_t m = 1; m < names.size(); ++m) {
-        const std::string d = of(m) ? difference(v.name, v, *of(m)) : "";
-        std::printf(" %16s", of(m) ? d.c_str() : "-");
-        csv_text += "," + d;
-      }
+      };
+      for (size_t m = 0; m < names.size(); ++m) cell(row[m] ? stat_text(*row[m]) : "", row[m] != nullptr);
+      for (size_t m = 1; m < names.size(); ++m)
+        cell(row[m] ? difference(v.name, v, *row[m]) : "", row[m] != nullptr);
       std::printf("\n");
       csv_text += "\n";
     }

@@ -102,13 +102,6 @@ TEST(Cli, RunSelectsKernelsAndWritesJson) {
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos);
 }
 
-std::string file_text(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::vector<std::string> csv_fields(const std::string& line) {
   std::vector<std::string> out;
   std::istringstream in(line);
@@ -126,7 +119,7 @@ TEST(Cli, BenchReportsSimulatedAndSkippedCyclesApart) {
   const auto json = dir / "s.json", csv = dir / "b.csv";
   const Result run = lockstep_cmd("run " + trace + " --quiet --stats-json " + test::quoted(json), dir);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const std::string j = file_text(json);
+  const std::string j = test::read_text(json);
   auto count = [&](const char* key) {
     const std::string quoted = std::string("\"").append(key).append("\": ");
     const size_t at = j.find(quoted);
@@ -137,7 +130,7 @@ TEST(Cli, BenchReportsSimulatedAndSkippedCyclesApart) {
   ASSERT_GT(skipped, 0.1 * (simulated + skipped));  // launch gaps and idle stretches: a rate with them would differ
   const Result bench = lockstep_cmd("bench " + trace + " --threads 2 --schedule para1 --repeat 1 --csv " + test::quoted(csv), dir);
   ASSERT_EQ(bench.exit_code, 0) << bench.err;
-  std::istringstream rows(file_text(csv));
+  std::istringstream rows(test::read_text(csv));
   std::string line;
   std::getline(rows, line);
   const std::vector<std::string> header = csv_fields(line);
@@ -384,7 +377,7 @@ TEST(Cli, CompareOfThreeModelsShowsWhatEachSharesWithTheFirst) {
   const Result r =
       lockstep_cmd("compare " + trace + " --models cycle,abstract,memory --csv " + test::quoted(dir / "c.csv"), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::istringstream rows(file_text(dir / "c.csv"));
+  std::istringstream rows(test::read_text(dir / "c.csv"));
   std::string line;
   std::getline(rows, line);
   EXPECT_EQ(line, "kernel,name,counter,cycle,abstract,memory,abstract_vs_cycle,memory_vs_cycle");
