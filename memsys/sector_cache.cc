@@ -7,6 +7,10 @@
 
 #include "memsys/index_hash/index_hash.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace lockstep {
 namespace {
 
@@ -14,6 +18,21 @@ bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 void check(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("SectorCache: " + what);
+}
+
+// Bit i set where marks[i] == mark, for i < 16.
+[[gnu::always_inline]] inline uint32_t matching_marks(const uint16_t* marks, uint16_t mark) {
+#if defined(__SSE2__)
+  // Eight marks a compare; the two results packed to bytes, one bit a byte.
+  const __m128i pattern = _mm_set1_epi16(short(mark));
+  const __m128i low = _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(marks)), pattern);
+  const __m128i high = _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(marks + 8)), pattern);
+  return uint32_t(_mm_movemask_epi8(_mm_packs_epi16(low, high)));
+#else
+  uint32_t bits = 0;
+  for (uint32_t i = 0; i < 16; ++i) bits |= uint32_t(marks[i] == mark) << i;
+  return bits;
+#endif
 }
 
 }  // namespace
@@ -44,8 +63,8 @@ SectorCache::SectorCache(const SectorCacheGeometry& geometry) : geometry_(geomet
   scan_ = geometry.tag_lookup == TagLookup::kScan ||
           (geometry.tag_lookup == TagLookup::kAuto && geometry.ways <= kMaxScannedWays);
   if (scan_) {
-    mark_words_per_set_ = (geometry.ways + 3) / 4;
-    mark_words_ = ZeroedArray<uint64_t>(uint64_t(geometry.sets) * mark_words_per_set_);
+    marks_per_set_ = (geometry.ways + kMarkGroup - 1) / kMarkGroup * kMarkGroup;
+    marks_ = ZeroedArray<uint16_t>(uint64_t(geometry.sets) * marks_per_set_);
     home_shift_ = 32;
     return;
   }
@@ -94,20 +113,17 @@ SectorCache::TagSlot SectorCache::find_in_index(uint64_t tag) const {
 
 SectorCache::TagSlot SectorCache::find_in_set(uint64_t tag) const {
   const uint32_t set = set_of_line(tag);
-  const uint64_t* words = &mark_words_[std::size_t(set) * mark_words_per_set_];
+  const uint16_t* marks = &marks_[std::size_t(set) * marks_per_set_];
   const uint32_t present = set_state_[set].present;
-  // Four 16-bit marks a word, compared at once: a lane of w ^ pattern is zero
-  // where the mark matches, and (v - 1 per lane) & ~v has the lane's top bit
-  // set then (and maybe in a lane above one that matched: every candidate's
-  // tag is compared, so a false candidate costs a look, never a wrong answer).
-  constexpr uint64_t kLaneOnes = 0x0001000100010001ull, kLaneTops = 0x8000800080008000ull;
-  const uint64_t pattern = uint64_t(mark_of(tag)) * kLaneOnes;
-  for (uint32_t k = 0; k * 4 < present; ++k) {
-    const uint64_t v = words[k] ^ pattern;
-    uint64_t candidates = (v - kLaneOnes) & ~v & kLaneTops;
-    if (present - k * 4 < 4) candidates &= (uint64_t(1) << (16 * (present - k * 4))) - 1;  // absent ways
+  const uint16_t mark = mark_of(tag);
+  static_assert(kMarkGroup == 16, "matching_marks() compares 16 marks");
+  // A group's marks compared at once; every candidate's tag is compared (a
+  // false candidate costs a look, never a wrong answer).
+  for (uint32_t group = 0; group < present; group += kMarkGroup) {
+    uint32_t candidates = matching_marks(marks + group, mark);
+    if (present - group < kMarkGroup) candidates &= (1u << (present - group)) - 1;  // absent ways
     for (; candidates != 0; candidates &= candidates - 1) {
-      const uint32_t line = index_of(set, k * 4 + uint32_t(std::countr_zero(candidates)) / 16);
+      const uint32_t line = index_of(set, group + uint32_t(std::countr_zero(candidates)));
       if (lines_[line].tag == tag) return last_found_ = TagSlot{tag, line, set};
     }
   }
@@ -246,9 +262,7 @@ uint32_t SectorCache::allocate(uint32_t set, uint64_t tag, Eviction* ev) {
   Line& l = ways[way];  // (its place in the recency list and its slot are set above)
   l.tag = tag;
   if (scan_) {
-    uint64_t& word = mark_words_[std::size_t(set) * mark_words_per_set_ + way / 4];
-    const uint32_t shift = 16 * (way % 4);
-    word = (word & ~(uint64_t(0xffff) << shift)) | uint64_t(mark_of(tag)) << shift;
+    marks_[std::size_t(set) * marks_per_set_ + way] = mark_of(tag);
     last_missing_set_ = false;
   }
   l.valid = l.dirty = l.whole = 0;  // (no sector valid: its byte masks are not read until written)

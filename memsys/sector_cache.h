@@ -44,7 +44,7 @@ enum class WritePolicy : uint8_t {
 enum class TagLookup : uint8_t {
   kAuto = 0,  // kScan up to kMaxScannedWays ways, else kIndex
   kIndex,     // a hash index from line number to line, over the whole cache
-  kScan,      // the set's ways, a 16-bit mark of each tag compared four at a time
+  kScan,      // the set's ways, a 16-bit mark of each tag compared sixteen at a time
 };
 inline constexpr uint32_t kMaxScannedWays = 32;
 
@@ -110,7 +110,7 @@ class SectorCache {
   // result).
   void prefetch(uint64_t addr) const {
     if (scan_)
-      __builtin_prefetch(&mark_words_[std::size_t(set_of(addr)) * mark_words_per_set_]);
+      __builtin_prefetch(&marks_[std::size_t(set_of(addr)) * marks_per_set_]);
     else
       __builtin_prefetch(&tag_index_[home_slot(addr >> line_shift_)]);
   }
@@ -288,12 +288,13 @@ class SectorCache {
   ZeroedArray<uint32_t> byte_masks_;
   ZeroedArray<SetState> set_state_;  // per set
   ZeroedArray<StoredSlot> tag_index_;  // without scan_: power of two, four times the lines (at least twice)
-  // With scan_: per set, a 16-bit mark of each present way's tag, four to a
-  // word (way w in bits 16 (w % 4) and up of word w / 4; a set's 24 ways in
-  // 48 bytes): a lookup reads the tag (Line::tag) of the ways whose mark
-  // matches only. No tag index.
-  ZeroedArray<uint64_t> mark_words_;
-  uint32_t mark_words_per_set_ = 0;
+  // With scan_: per set, a 16-bit mark of each present way's tag, the ways
+  // rounded up to a multiple of kMarkGroup (a set's 24 ways in 64 bytes,
+  // one host cache line): a lookup compares kMarkGroup marks at once and
+  // reads the tag (Line::tag) of the ways whose mark matches only. No tag index.
+  static constexpr uint32_t kMarkGroup = 16;
+  ZeroedArray<uint16_t> marks_;
+  uint32_t marks_per_set_ = 0;
   static uint16_t mark_of(uint64_t tag) { return uint16_t(tag_hash(tag) >> 48); }
   bool scan_ = false;
   // The last line find() found (line = kNoLine: none): the sectors of one
