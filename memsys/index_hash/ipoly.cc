@@ -24,19 +24,22 @@ constexpr uint32_t ipoly_reduce_bitwise(uint64_t value, uint32_t bits) {
   return uint32_t(value);
 }
 
-// Each table entry is the XOR of the residues x^k mod P_bits of the set bits k of b x^(8i).
-constexpr std::array<detail::IpolyByteTables, kMaxIpolyBits + 1> make_ipoly_tables() {
+// Each table entry is the XOR of the residues x^k mod P_bits of the set bits k
+// of b x^(8i): that of b without its top bit, and that bit's residue (one
+// XOR an entry; the tables are built at every start).
+std::array<detail::IpolyByteTables, kMaxIpolyBits + 1> make_ipoly_tables() {
   std::array<detail::IpolyByteTables, kMaxIpolyBits + 1> tables{};
   for (uint32_t bits = 1; bits <= kMaxIpolyBits; ++bits) {
-    std::array<uint32_t, 64> residue{};  // x^k mod P_bits
-    for (uint32_t k = 0; k < 64; ++k) residue[k] = ipoly_reduce_bitwise(uint64_t(1) << k, bits);
-    for (uint32_t i = 0; i < 8; ++i)
-      for (uint32_t b = 0; b < 256; ++b) {
-        uint32_t r = 0;
-        for (uint32_t j = 0; j < 8; ++j)
-          if (b >> j & 1) r ^= residue[8 * i + j];
-        tables[bits][i][b] = r;
+    uint64_t residue = 1;  // x^k mod P_bits, k = 8i + j in turn
+    for (uint32_t i = 0; i < 8; ++i) {
+      std::array<uint32_t, 256>& table = tables[bits][i];
+      table[0] = 0;
+      for (uint32_t j = 0; j < 8; ++j) {
+        for (uint32_t b = 1u << j; b < 2u << j; ++b) table[b] = table[b ^ (1u << j)] ^ uint32_t(residue);
+        residue <<= 1;  // times x, reduced
+        if (residue >> bits & 1) residue ^= kIrreducible[bits];
       }
+    }
   }
   return tables;
 }
