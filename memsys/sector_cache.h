@@ -223,15 +223,17 @@ class SectorCache {
   uint32_t home_of(uint32_t fingerprint) const { return fingerprint >> home_shift_; }
 
   // The slot of tag: its line index (set * geometry.ways + way) and set, or line = kNoLine.
-  TagSlot find(uint64_t tag) const {
+  // (Inlined: the remembered answers are most lookups of a line's accesses;
+  // the probe and the scan stay out of line.)
+  [[gnu::always_inline]] TagSlot find(uint64_t tag) const {
     if (last_found_.line != kNoLine && last_found_.tag == tag) return last_found_;
     if (last_missing_set_ && last_missing_ == tag) return TagSlot{};
     return scan_ ? find_in_set(tag) : find_in_index(tag);
   }
   // find() by probing the index (remembering the answer).
-  TagSlot find_in_index(uint64_t tag) const;
+  [[gnu::noinline]] TagSlot find_in_index(uint64_t tag) const;
   // find() by comparing the tags of the set's present ways (remembering the answer).
-  TagSlot find_in_set(uint64_t tag) const;
+  [[gnu::noinline]] TagSlot find_in_set(uint64_t tag) const;
   // The set of a line number.
   uint32_t set_of_line(uint64_t line) const;
   // set_of(addr) for allocating its line, found without hashing when the
