@@ -366,8 +366,6 @@ TEST(Cli, NoMemcpyWarmStartsWithColdCaches) {
   EXPECT_GT(cold["total"]["gpc__cycles_elapsed.max"].get<uint64_t>(), warm["total"]["gpc__cycles_elapsed.max"].get<uint64_t>());
 }
 
-// verify --models abstract: every thread count against one thread, and once
-// more with every kernel read twice (the other way of reading them).
 // compare with three models: every counter of the first that another shares,
 // "-" (an empty CSV field) where a model has none: the cycles and IPC of the
 // abstract model and the memory counters of the memory model side by side.
@@ -429,6 +427,8 @@ TEST(Cli, AbstractRunLineGivesTheCyclesItTimedPerSecond) {
   EXPECT_EQ(text.find("simulated cycles/s"), std::string::npos) << text;
 }
 
+// verify --models abstract: every thread count against one thread, and once
+// more with every kernel read twice (the other way of reading them).
 TEST(Cli, VerifyComparesTheAbstractModelOnEachCountAndReadTwice) {
   test::ScratchDir dir("cli-verify-abstract");
   const std::string trace = "'" + (test::shared_traces() / "bfs-rodinia-sm80").string() + "'";
