@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "bench/bench_support.h"
+#include "bench/sample_traces.h"
 #include "configs/spec/gpu_config.h"
 #include "frontend/convert/converter.h"
 #include "frontend/convert/open_trace.h"
@@ -129,16 +130,12 @@ int main(int argc, char** argv) try {
     cases.push_back({w, scratch.path() / (w + ".lst"), "QV100"});
     convert_text_trace(dir, cases.back().lst);
   }
-  const fs::path shared = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
-  const std::pair<const char*, const char*> samples[] = {{"vectoradd-sm80", "A100"},   {"bfs-rodinia-sm80", "A100"},
-                                                         {"matrixmul-sm61", "GTX1080"}, {"flashinfer-gemm-sm80/traces", "A100"},
-                                                         {"lud-kernel8-sm70", "QV100"}, {"ffma-4096-16-h100", "H100"}};
-  for (const auto& [trace, gpu] : samples) {
-    if (!fs::exists(shared / trace)) continue;
-    std::string name = trace;
-    name = name.substr(0, name.find('/'));
-    cases.push_back({name, scratch.path() / (name + ".lst"), gpu});
-    convert_text_trace(shared / trace, cases.back().lst);
+  const fs::path shared = bench::sample_traces_dir(LOCKSTEP_SOURCE_DIR);
+  for (const bench::SampleTrace& t : bench::kSampleTraces) {
+    if (!fs::exists(shared / t.path)) continue;
+    const std::string name = bench::sample_name(t);
+    cases.push_back({name, scratch.path() / (name + ".lst"), t.gpu});
+    convert_text_trace(shared / t.path, cases.back().lst);
   }
 
   for (bool perfect : {true, false}) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bench/bench_support.h"
+#include "bench/sample_traces.h"
 #include "frontend/gen/workload_generator.h"
 
 namespace fs = std::filesystem;
@@ -126,7 +127,7 @@ int main(int argc, char** argv) {
   }
   std::string size = "2M", gpu = "QV100";
   uint32_t rss_scale = 100;
-  fs::path traces = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
+  fs::path traces = lockstep::bench::sample_traces_dir(LOCKSTEP_SOURCE_DIR);
   fs::path workdir = fs::temp_directory_path();
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -161,12 +162,11 @@ int main(int argc, char** argv) {
   // The sample traces as users run them again and again: converted once
   // (run on the text, each run would also parse it: what the trace reader's
   // own benchmark, trace_throughput, measures).
-  for (const char* t : {"vectoradd-sm80", "bfs-rodinia-sm80", "matrixmul-sm61", "flashinfer-gemm-sm80/traces",
-                        "lud-kernel8-sm70", "ffma-4096-16-h100"}) {
-    if (!fs::exists(traces / t)) continue;
-    const std::string name = std::string(t).substr(0, std::string(t).find('/'));
+  for (const lockstep::bench::SampleTrace& t : lockstep::bench::kSampleTraces) {
+    if (!fs::exists(traces / t.path)) continue;
+    const std::string name = lockstep::bench::sample_name(t);
     const fs::path lst = workdir / (name + ".lst");
-    if (lockstep::bench::run_child({lockstep.string(), "convert", (traces / t).string(), "-o", lst.string(), "--quiet"}) !=
+    if (lockstep::bench::run_child({lockstep.string(), "convert", (traces / t.path).string(), "-o", lst.string(), "--quiet"}) !=
         0) {
       std::printf("%-30s FAILED (convert)\n", ("real: " + name).c_str());
       continue;

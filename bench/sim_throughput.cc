@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "bench/bench_support.h"
+#include "bench/sample_traces.h"
 #include "configs/spec/gpu_config.h"
 #include "core/occupancy.h"
 #include "frontend/container/container_reader.h"
@@ -183,8 +184,6 @@ struct Trace {
   std::string name, path, gpu;  // gpu empty: the trace's own architecture
 };
 const char* const kWorkloads[] = {"stencil2d", "gemm", "graph"};
-const char* const kSampleTraces[] = {"vectoradd-sm80", "bfs-rodinia-sm80", "matrixmul-sm61",
-                                     "flashinfer-gemm-sm80/traces", "lud-kernel8-sm70"};
 
 void mode_speed(const Options& o, const std::vector<Trace>& traces, const std::vector<uint32_t>& threads) {
   std::printf("sim_throughput: lockstep run%s, GPU %s (real traces: their own architecture); default options "
@@ -399,7 +398,7 @@ int main(int argc, char** argv) {
   std::string model = "cycle";  // versus: the model both builds run
   fs::path reference;
   Options o;
-  fs::path traces_dir = fs::path(LOCKSTEP_SOURCE_DIR) / ".." / "shared" / "traces";
+  fs::path traces_dir = lockstep::bench::sample_traces_dir(LOCKSTEP_SOURCE_DIR);
   fs::path workdir = fs::temp_directory_path();
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -480,8 +479,10 @@ int main(int argc, char** argv) {
     const uint64_t n = lockstep::parse_size(size);
     for (const char* w : kWorkloads)
       traces.push_back({std::string(w) + " " + size_name(n), generate(o, workdir, w, n).string(), o.gpu});
-    for (const char* t : kSampleTraces)
-      if (fs::exists(traces_dir / t)) traces.push_back({std::string("real: ") + t, (traces_dir / t).string(), ""});
+    // (Each on its own architecture, from the text: the reading is timed too.)
+    for (const lockstep::bench::SampleTrace& t : lockstep::bench::kSampleTraces)
+      if (fs::exists(traces_dir / t.path))
+        traces.push_back({std::string("real: ") + t.path, (traces_dir / t.path).string(), ""});
     if (mode == "speed") mode_speed(o, traces, threads);
     else mode_defaults(o, traces, *std::max_element(threads.begin(), threads.end()), repeat);
   } catch (const std::exception& e) {
