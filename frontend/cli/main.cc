@@ -20,7 +20,7 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"run", lockstep::cli::cmd_run, "simulate a trace on a GPU config and report cycles, IPC and counters"},
     {"verify", lockstep::cli::cmd_verify, "run a trace on every schedule / thread count / partition and compare all counters"},
-    {"compare", lockstep::cli::cmd_compare, "run a trace with several models (cycle, memory) and tabulate their common counters"},
+    {"compare", lockstep::cli::cmd_compare, "run a trace with several models (cycle, memory, abstract) and tabulate their common counters"},
     {"bench", lockstep::cli::cmd_bench, "time a trace on several thread counts and schedules (median of repetitions)"},
     {"convert", lockstep::cli::cmd_convert, "convert an Accel-Sim text trace to a .lst container"},
     {"info", lockstep::cli::cmd_info, "summarise a trace (.lst or Accel-Sim text)"},
