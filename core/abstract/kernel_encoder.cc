@@ -162,29 +162,54 @@ void append_path(const KernelWorkload& out, uint32_t first, uint32_t length, SmW
 
 }  // namespace
 
-[[gnu::always_inline]] inline void KernelEncoder::encode_costs(const KernelProgram& program, const WarpTrace& w,
-                                                               uint32_t sm, SmWorkload& work, EncodedWarp& ew,
-                                                               std::vector<MemoryCost>& costs) {
-  uint64_t lanes = 0;
-  for (const WarpInstruction& wi : w.insts) {
-    lanes += active_lanes(wi.active_mask);
-    const TimedInstruction& ti = program[wi.static_id];
-    if (ti.kind == InstKind::kMemory) work.memory.push_back(cost_index(wi.static_id, cost(ti, w, wi, sm), costs));
+template <typename F>
+void KernelEncoder::for_each_memory_access(const KernelProgram& program, const BlockTrace& block, F&& f) {
+  running_.clear();
+  for (uint32_t k = 0; k < block.warps.size(); ++k)
+    if (!block.warps[k].insts.empty()) running_.push_back(k);
+  for (size_t i = 0; !running_.empty(); ++i) {
+    size_t kept = 0;
+    for (const uint32_t k : running_) {
+      const WarpTrace& w = block.warps[k];
+      const WarpInstruction& wi = w.insts[i];
+      const TimedInstruction& ti = program[wi.static_id];
+      if (ti.kind == InstKind::kMemory) f(k, w, wi, ti);
+      if (i + 1 < w.insts.size()) running_[kept++] = k;
+    }
+    running_.resize(kept);
   }
+}
+
+void KernelEncoder::cost_block(const KernelProgram& program, const BlockTrace& block, uint32_t sm,
+                               std::vector<MemoryCost>& costs) {
+  if (block_costs_.size() < block.warps.size()) block_costs_.resize(block.warps.size());
+  for (size_t k = 0; k < block.warps.size(); ++k) block_costs_[k].clear();
+  for_each_memory_access(program, block, [&](uint32_t k, const WarpTrace& w, const WarpInstruction& wi,
+                                             const TimedInstruction& ti) {
+    block_costs_[k].push_back(cost_index(wi.static_id, cost(ti, w, wi, sm), costs));
+  });
+}
+
+void KernelEncoder::append_costs(const WarpTrace& w, uint32_t index, SmWorkload& work, EncodedWarp& ew) {
+  uint64_t lanes = 0;
+  for (const WarpInstruction& wi : w.insts) lanes += active_lanes(wi.active_mask);
+  for (const uint32_t id : block_costs_[index]) work.memory.push_back(id);
   ew.thread_insts += lanes;
   work.warp_insts += w.insts.size();
 }
 
 template <typename AddWarp>
-void KernelEncoder::encode_block(const BlockTrace& block, KernelWorkload& out, AddWarp&& add_warp) {
+void KernelEncoder::encode_block(const KernelProgram& program, const BlockTrace& block, KernelWorkload& out,
+                                 AddWarp&& add_warp) {
   const uint32_t sm = uint32_t(out.blocks_read % sms_);
+  cost_block(program, block, sm, out.costs);
   SmWorkload& work = out.sms[sm];
   EncodedBlock eb;
   eb.order = uint32_t(out.blocks_read++);
   eb.warp_begin = uint32_t(work.warps.size());
-  for (const WarpTrace& w : block.warps) {
+  for (uint32_t k = 0; k < block.warps.size(); ++k) {
     EncodedWarp ew;
-    add_warp(w, sm, work, ew);
+    add_warp(block.warps[k], k, sm, work, ew);
     work.warps.push_back(ew);
   }
   eb.warp_end = uint32_t(work.warps.size());
@@ -209,7 +234,7 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
   while (cursor->next(block)) {
     program.extend(table);
     out.fall.grow(table);
-    encode_block(block, out, [&](const WarpTrace& w, uint32_t sm, SmWorkload& work, EncodedWarp& ew) {
+    encode_block(program, block, out, [&](const WarpTrace& w, uint32_t index, uint32_t sm, SmWorkload& work, EncodedWarp& ew) {
       ew.path_begin = uint32_t(runs[sm].size());
       ew.memory_begin = uint32_t(work.memory.size());
       out.fall.runs(w, [&](uint32_t first, uint32_t last, uint32_t length) {
@@ -217,7 +242,7 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
         builder.add_run(first, last);
       });
       ew.path_end = uint32_t(runs[sm].size());
-      encode_costs(program, w, sm, work, ew, out.costs);
+      append_costs(w, index, work, ew);
       check_index_room(work, kernel);
     });
   }
@@ -254,15 +279,15 @@ KernelWorkload KernelEncoder::scan(TraceSource& trace, uint32_t kernel, KernelPr
     program.extend(table);
     out.fall.grow(table);
     const uint32_t sm = uint32_t(out.blocks_read++ % sms_);
-    for (const WarpTrace& w : block.warps) {
+    for (const WarpTrace& w : block.warps)
       out.fall.runs(w, [&](uint32_t first, uint32_t last, uint32_t) { builder.add_run(first, last); });
-      // Only the caches' state and traffic matter here: the accesses that reach them.
-      if (!levels_) continue;
-      for (const WarpInstruction& wi : w.insts) {
-        const TimedInstruction& ti = program[wi.static_id];
-        if (ti.kind == InstKind::kMemory && ti.space != MemSpace::kShared) cost(ti, w, wi, sm);
-      }
-    }
+    // Only the caches' state and traffic matter here: the accesses that reach
+    // them, in the order encode() takes them.
+    if (levels_)
+      for_each_memory_access(program, block, [&](uint32_t, const WarpTrace& w, const WarpInstruction& wi,
+                                                 const TimedInstruction& ti) {
+        if (ti.space != MemSpace::kShared) cost(ti, w, wi, sm);
+      });
   }
   if (levels_) {
     out.traffic = levels_->traffic();
@@ -301,14 +326,14 @@ bool KernelEncoder::read_more(KernelProgram& program, KernelWorkload& out, uint6
     }
     program.extend(*stream_table_);
     out.fall.grow(*stream_table_);
-    encode_block(block, out, [&](const WarpTrace& w, uint32_t sm, SmWorkload& work, EncodedWarp& ew) {
+    encode_block(program, block, out, [&](const WarpTrace& w, uint32_t index, uint32_t sm, SmWorkload& work, EncodedWarp& ew) {
       ew.path_begin = uint32_t(work.path.size());
       ew.memory_begin = uint32_t(work.memory.size());
       out.fall.runs(w, [&](uint32_t first_static, uint32_t, uint32_t length) {
         append_path(out, first_static, length, work, stream_kernel_, " (read twice, the trace changed?)");
       });
       ew.path_end = uint32_t(work.path.size());
-      encode_costs(program, w, sm, work, ew, out.costs);
+      append_costs(w, index, work, ew);
       insts += w.insts.size();
       check_index_room(work, stream_kernel_);
     });

@@ -11,6 +11,7 @@
 #include "configs/spec/config_dir.h"
 #include "configs/spec/gpu_config.h"
 #include "core/abstract/basic_blocks.h"
+#include "core/abstract/memory_levels.h"
 #include "core/kernel_program.h"
 #include "frontend/isa/isa_def.h"
 #include "frontend/text/text_trace_source.h"
@@ -229,6 +230,40 @@ TEST(AbstractModel, EverySubWarpGroupsRequestCostsTheL1AndTheL2AsInTheCycleModel
   const SimulationReport abstract = run(dir.path(), "abstract", sets, true);
   ASSERT_EQ(cycle.kernels.at(0).stats.global_st_sectors, 4u * 16 * 16);  // the premise: four requests a store
   EXPECT_GT(cycle.kernels.at(0).cycles, 4u * 16 * 16);
+  EXPECT_NEAR(double(abstract.kernels.at(0).cycles), double(cycle.kernels.at(0).cycles),
+              0.15 * double(cycle.kernels.at(0).cycles));
+}
+
+TEST(AbstractModel, TheCachesSeeABlocksWarpsSideBySideNotOneWarpAfterAnother) {
+  // Eight warps of one block, each a chain of eight dependent loads (each
+  // load's address register is the one before's result) walking the same
+  // eight lines, each warp from another line: warp w reads lines w, w+1, ...
+  // (mod 8). Run side by side, the first round misses every line once (one
+  // line per warp, at the same time) and the other rounds hit what the
+  // others fetched: about one memory latency a warp, then L1 hits. Taken one
+  // warp after another, warp 0 would miss all eight lines in a chain and the
+  // kernel would take about eight latencies.
+  constexpr int kWarps = 8, kLines = 8;
+  test::BlockLines block;
+  for (int w = 0; w < kWarps; ++w) {
+    std::vector<std::string> body;
+    for (int i = 0; i < kLines; ++i) {
+      char ldg[96];
+      std::snprintf(ldg, sizeof ldg, " ffffffff 1 R1 LDG.E.SYS 1 R1 4 1 0x%llx 0",
+                    (unsigned long long)(0x7f0000000000ull + 128ull * ((w + i) % kLines)));
+      body.push_back(ldg);
+    }
+    block.push_back(numbered(body));
+  }
+  test::ScratchDir dir("abstract-interleaved-caches");
+  test::write_abstract_kernel(dir.path(), {block}, 32 * kWarps);
+  const std::vector<std::string> sets = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0"};
+  const SimulationReport cycle = run(dir.path(), "cycle", sets, true);
+  const SimulationReport abstract = run(dir.path(), "abstract", sets, true);
+  // The premise: in the cycle model the first round's misses are most of the kernel.
+  const MemoryLatencies latencies = memory_latencies(load_gpu_spec("QV100", sets));
+  ASSERT_GT(cycle.kernels.at(0).cycles, latencies.dram);
+  ASSERT_LT(cycle.kernels.at(0).cycles, 2 * latencies.dram);
   EXPECT_NEAR(double(abstract.kernels.at(0).cycles), double(cycle.kernels.at(0).cycles),
               0.15 * double(cycle.kernels.at(0).cycles));
 }
