@@ -25,6 +25,8 @@ MemoryLatencies memory_latencies(const GpuSpec& spec) {
   const MemorySpec& m = spec.memory;
   MemoryLatencies out;
   out.l1_hit = m.l1d.hit_latency;
+  out.miss_queue = m.l1d.miss_queue;
+  out.port_sector_cost = c.icnt_mhz > 0 ? uint32_t(std::lround(256.0 * c.core_mhz / c.icnt_mhz)) : 0;
   out.l2_hit = out.l1_hit + core(2.0 * m.icnt.latency, c.icnt_mhz) + core(m.l2.latency, c.l2_mhz);
   out.dram = out.l2_hit + core(double(m.dram.tRCD) + m.dram.tCL + m.dram.extra_latency, c.dram_mhz);
   // A slice serves one sector per L2 cycle; a channel its bus width at the data rate.

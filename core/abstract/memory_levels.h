@@ -44,6 +44,12 @@ struct MemoryLatencies {
   // The same for one SM's queue in the kernel being run (share_bandwidth()).
   uint32_t l2_sector_cost = 0;
   uint32_t dram_sector_cost = 0;
+  // An SM's L1 sends the L2 one request (a sector) per interconnect cycle
+  // (port_sector_cost, core cycles in 1/256) and holds l1d.miss_queue of them
+  // (miss_queue): with more waiting, its LD/ST unit takes no instruction until
+  // they are sent.
+  uint32_t port_sector_cost = 0;
+  uint32_t miss_queue = 0;
   uint32_t of(HitLevel l) const { return l == HitLevel::kL1 ? l1_hit : l == HitLevel::kL2 ? l2_hit : dram; }
 };
 

@@ -268,6 +268,34 @@ TEST(AbstractModel, TheCachesSeeABlocksWarpsSideBySideNotOneWarpAfterAnother) {
               0.15 * double(cycle.kernels.at(0).cycles));
 }
 
+TEST(AbstractModel, StoresBeyondTheL1MissQueueHoldTheLdStUnitUntilTheL2TakesThem) {
+  // Four warps, each sixteen stores from all lanes 32 B apart: 32 sector
+  // writes a store, in 8 lines (8 L1 lookup cycles). The L1 sends the L2 one
+  // request a cycle and holds l1d.miss_queue of them; beyond that its LD/ST
+  // unit stalls (the cycle model's reservation failures), so the kernel
+  // takes about a cycle per sector (2,048), not per line (512).
+  test::BlockLines block;
+  for (int w = 0; w < 4; ++w) {
+    std::vector<std::string> body;
+    for (int i = 0; i < 16; ++i) {
+      char stg[96];
+      std::snprintf(stg, sizeof stg, " ffffffff 0 STG.E.SYS 2 R2 R3 4 1 0x%llx 32",
+                    (unsigned long long)(0x7f0000000000ull + 1024ull * (16 * w + i)));
+      body.push_back(stg);
+    }
+    block.push_back(numbered(body));
+  }
+  test::ScratchDir dir("abstract-store-port");
+  test::write_abstract_kernel(dir.path(), {block}, 128);
+  const std::vector<std::string> sets = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0"};
+  const SimulationReport cycle = run(dir.path(), "cycle", sets, true);
+  const SimulationReport abstract = run(dir.path(), "abstract", sets, true);
+  ASSERT_EQ(cycle.kernels.at(0).stats.global_st_sectors, 4u * 16 * 32);  // the premise: 32 sectors a store
+  EXPECT_GT(cycle.kernels.at(0).cycles, 4u * 16 * 32);
+  EXPECT_NEAR(double(abstract.kernels.at(0).cycles), double(cycle.kernels.at(0).cycles),
+              0.15 * double(cycle.kernels.at(0).cycles));
+}
+
 // A chain of `n` dependent FFMAs from PC `pc` on register R1.
 void chain(test::WarpLines& w, uint32_t& pc, int n) {
   for (int i = 0; i < n; ++i, pc += 16) w.push_back(hex_pc(pc) + " ffffffff 1 R1 FFMA 2 R1 R2 0");
