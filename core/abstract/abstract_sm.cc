@@ -233,6 +233,11 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
     }
     if (mc.dram_sectors && k_.latencies.dram_sector_cost)
       done = std::max(done, bandwidth(dram_free_, mc.dram_sectors, k_.latencies.dram_sector_cost, now) + k_.latencies.l2_hit);
+    if (mc.l2_sectors && k_.latencies.port_sector_cost) {
+      // Their replies (data or acknowledgements) enter the L1 one a cycle.
+      reply_free_ = std::max(reply_free_ + uint64_t(mc.l2_sectors) * k_.latencies.port_sector_cost, done * 256);
+      done = (reply_free_ + 255) / 256;
+    }
     // Write-backs of the lines it evicted take DRAM time after it; nothing waits for them.
     if (mc.dram_writebacks && k_.latencies.dram_sector_cost)
       bandwidth(dram_free_, mc.dram_writebacks, k_.latencies.dram_sector_cost, now);

@@ -168,6 +168,7 @@ class AbstractSm {
   uint32_t ldst_issued_ = 0;
   uint64_t l2_free_ = 0, dram_free_ = 0;  // in 1/256 cycles
   uint64_t port_free_ = 0;                // the L1's requests to the L2 sent by (1/256 cycles)
+  uint64_t reply_free_ = 0;               // the replies taken by (1/256 cycles)
   // Per basic block: from when the SM's instruction cache holds it (UINT64_MAX:
   // not fetched yet). A warp that enters it earlier meets the same misses.
   std::vector<uint64_t> warm_from_;

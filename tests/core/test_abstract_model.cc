@@ -296,6 +296,36 @@ TEST(AbstractModel, StoresBeyondTheL1MissQueueHoldTheLdStUnitUntilTheL2TakesThem
               0.15 * double(cycle.kernels.at(0).cycles));
 }
 
+TEST(AbstractModel, LoadRepliesEnterTheL1OneSectorACycle) {
+  // Sixteen warps, each two loads from all lanes 32 B apart (32 sectors, 8
+  // lines each) and a reader of both. With a miss queue deep enough never to
+  // stall the LD/ST unit (l1d.miss_queue=1024), the loads issue a lookup
+  // cycle per line; their 1,024 replies still enter the L1 one a cycle, so the
+  // last data comes about 1,024 cycles after the first request, not one
+  // latency after the last issue (about 256 cycles of lookups).
+  test::BlockLines block;
+  for (int w = 0; w < 16; ++w) {
+    std::vector<std::string> body;
+    for (int i = 0; i < 2; ++i) {
+      char ldg[96];
+      std::snprintf(ldg, sizeof ldg, " ffffffff 1 R%d LDG.E.SYS 1 R2 4 1 0x%llx 32", 10 + i,
+                    (unsigned long long)(0x7f0000000000ull + 1024ull * (2 * w + i)));
+      body.push_back(ldg);
+    }
+    body.push_back(" ffffffff 1 R1 FADD 2 R10 R11 0");
+    block.push_back(numbered(body));
+  }
+  test::ScratchDir dir("abstract-reply-port");
+  test::write_abstract_kernel(dir.path(), {block}, 512);
+  const std::vector<std::string> sets = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0",
+                                         "l1d.miss_queue=1024"};
+  const SimulationReport cycle = run(dir.path(), "cycle", sets, true);
+  const SimulationReport abstract = run(dir.path(), "abstract", sets, true);
+  EXPECT_GT(cycle.kernels.at(0).cycles, 16u * 2 * 32);  // the premise: a cycle per reply
+  EXPECT_NEAR(double(abstract.kernels.at(0).cycles), double(cycle.kernels.at(0).cycles),
+              0.15 * double(cycle.kernels.at(0).cycles));
+}
+
 // A chain of `n` dependent FFMAs from PC `pc` on register R1.
 void chain(test::WarpLines& w, uint32_t& pc, int n) {
   for (int i = 0; i < n; ++i, pc += 16) w.push_back(hex_pc(pc) + " ffffffff 1 R1 FFMA 2 R1 R2 0");
