@@ -83,7 +83,10 @@ class AbstractSm {
     uint32_t static_id = 0;
     uint64_t done = 0;
   };
-  static constexpr uint32_t kPendingResults = 8;
+  // Memory results a warp tracks at once (later than characterised): a warp
+  // with more in flight waits for the oldest. The scoreboard has no such
+  // limit; 8 made lud's sixteen independent loads wait for each other (+23%).
+  static constexpr uint32_t kPendingResults = 32;
   struct Warp {
     uint64_t ready_at = 0;         // occupancy: the first cycle it may issue again
     uint64_t last_result = 0;      // the cycle its last result is written back

@@ -326,6 +326,31 @@ TEST(AbstractModel, LoadRepliesEnterTheL1OneSectorACycle) {
               0.15 * double(cycle.kernels.at(0).cycles));
 }
 
+TEST(AbstractModel, AWarpKeepsSixteenLoadsInFlight) {
+  // One warp: sixteen independent loads (each its own register and line),
+  // then a reader of each. The scoreboard lets all sixteen be in flight at
+  // once, so the kernel takes about one memory latency; a warp that could
+  // track only eight results would wait for the first eight before the
+  // ninth issues, and take two.
+  std::vector<std::string> body;
+  for (int i = 0; i < 16; ++i) {
+    char ldg[96];
+    std::snprintf(ldg, sizeof ldg, " ffffffff 1 R%d LDG.E.SYS 1 R2 4 1 0x%llx 4", 10 + i,
+                  (unsigned long long)(0x7f0000000000ull + 4096ull * i));
+    body.push_back(ldg);
+  }
+  for (int i = 0; i < 16; ++i) body.push_back(" ffffffff 1 R3 FADD 2 R" + std::to_string(10 + i) + " R3 0");
+  test::ScratchDir dir("abstract-loads-in-flight");
+  test::write_abstract_kernel(dir.path(), {{numbered(body)}}, 32);
+  const std::vector<std::string> sets = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0"};
+  const SimulationReport cycle = run(dir.path(), "cycle", sets, true);
+  const SimulationReport abstract = run(dir.path(), "abstract", sets, true);
+  const MemoryLatencies latencies = memory_latencies(load_gpu_spec("QV100", sets));
+  ASSERT_LT(cycle.kernels.at(0).cycles, 2 * latencies.dram);  // the premise: the loads overlap
+  EXPECT_NEAR(double(abstract.kernels.at(0).cycles), double(cycle.kernels.at(0).cycles),
+              0.15 * double(cycle.kernels.at(0).cycles));
+}
+
 // A chain of `n` dependent FFMAs from PC `pc` on register R1.
 void chain(test::WarpLines& w, uint32_t& pc, int n) {
   for (int i = 0; i < n; ++i, pc += 16) w.push_back(hex_pc(pc) + " ffffffff 1 R1 FFMA 2 R1 R2 0");
