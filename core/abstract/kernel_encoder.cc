@@ -164,19 +164,20 @@ void append_path(const KernelWorkload& out, uint32_t first, uint32_t length, SmW
 
 template <typename F>
 void KernelEncoder::for_each_memory_access(const KernelProgram& program, const BlockTrace& block, F&& f) {
-  running_.clear();
-  for (uint32_t k = 0; k < block.warps.size(); ++k)
-    if (!block.warps[k].insts.empty()) running_.push_back(k);
-  for (size_t i = 0; !running_.empty(); ++i) {
-    size_t kept = 0;
-    for (const uint32_t k : running_) {
-      const WarpTrace& w = block.warps[k];
-      const WarpInstruction& wi = w.insts[i];
-      const TimedInstruction& ti = program[wi.static_id];
-      if (ti.kind == InstKind::kMemory) f(k, w, wi, ti);
-      if (i + 1 < w.insts.size()) running_[kept++] = k;
-    }
-    running_.resize(kept);
+  // Each warp's memory instructions (one pass over its trace), then all of
+  // them by (instruction index, warp).
+  order_.clear();
+  for (uint32_t k = 0; k < block.warps.size(); ++k) {
+    const std::vector<WarpInstruction>& insts = block.warps[k].insts;
+    for (size_t i = 0; i < insts.size(); ++i)
+      if (program[insts[i].static_id].kind == InstKind::kMemory) order_.push_back(uint64_t(i) << 32 | k);
+  }
+  std::sort(order_.begin(), order_.end());
+  for (const uint64_t key : order_) {
+    const uint32_t k = uint32_t(key);
+    const WarpTrace& w = block.warps[k];
+    const WarpInstruction& wi = w.insts[key >> 32];
+    f(k, w, wi, program[wi.static_id]);
   }
 }
 

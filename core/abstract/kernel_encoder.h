@@ -113,7 +113,7 @@ class KernelEncoder {
   };
   std::vector<LineTouch> lines_;        // scratch
   std::vector<std::vector<uint32_t>> block_costs_;  // scratch: per warp of a block, its memory cost indices
-  std::vector<uint32_t> running_;                   // scratch: the warps with instructions left (for_each_memory_access)
+  std::vector<uint64_t> order_;  // scratch: a block's memory instructions as (instruction index << 32 | warp)
   std::vector<SectorAccess> sectors_;   // scratch: the coalescer's requests
   SharedMemoryBanks shared_banks_;  // wavefronts, remembered per access pattern
   // The full memory system's L1D data banks: sector address x 32 / bank_bytes % banks.
