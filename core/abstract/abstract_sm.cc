@@ -222,9 +222,8 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
     ++ldst_issued_;
     ldst_free_ = now + mc.busy;
     uint64_t done = now + mc.latency;
-    if (mc.l2_sectors && k_.latencies.l2_sector_cost) {
+    if (mc.l2_sectors && k_.latencies.l2_sector_cost)
       done = std::max(done, bandwidth(l2_free_, mc.l2_sectors, k_.latencies.l2_sector_cost, now) + k_.latencies.l1_hit);
-    }
     if (mc.l2_sectors && k_.latencies.port_sector_cost) {
       // Beyond the L1's miss queue the LD/ST unit waits for the port to send the requests.
       bandwidth(port_free_, mc.l2_sectors, k_.latencies.port_sector_cost, now);

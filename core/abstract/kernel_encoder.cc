@@ -235,7 +235,7 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
   while (cursor->next(block)) {
     program.extend(table);
     out.fall.grow(table);
-    encode_block(program, block, out, [&](const WarpTrace& w, uint32_t index, uint32_t sm, SmWorkload& work, EncodedWarp& ew) {
+    encode_block(program, block, out, [&](const WarpTrace& w, uint32_t k, uint32_t sm, SmWorkload& work, EncodedWarp& ew) {
       ew.path_begin = uint32_t(runs[sm].size());
       ew.memory_begin = uint32_t(work.memory.size());
       out.fall.runs(w, [&](uint32_t first, uint32_t last, uint32_t length) {
@@ -243,7 +243,7 @@ KernelWorkload KernelEncoder::encode(TraceSource& trace, uint32_t kernel, Kernel
         builder.add_run(first, last);
       });
       ew.path_end = uint32_t(runs[sm].size());
-      append_costs(w, index, work, ew);
+      append_costs(w, k, work, ew);
       check_index_room(work, kernel);
     });
   }
@@ -327,14 +327,14 @@ bool KernelEncoder::read_more(KernelProgram& program, KernelWorkload& out, uint6
     }
     program.extend(*stream_table_);
     out.fall.grow(*stream_table_);
-    encode_block(program, block, out, [&](const WarpTrace& w, uint32_t index, uint32_t sm, SmWorkload& work, EncodedWarp& ew) {
+    encode_block(program, block, out, [&](const WarpTrace& w, uint32_t k, uint32_t sm, SmWorkload& work, EncodedWarp& ew) {
       ew.path_begin = uint32_t(work.path.size());
       ew.memory_begin = uint32_t(work.memory.size());
       out.fall.runs(w, [&](uint32_t first_static, uint32_t, uint32_t length) {
         append_path(out, first_static, length, work, stream_kernel_, " (read twice, the trace changed?)");
       });
       ew.path_end = uint32_t(work.path.size());
-      append_costs(w, index, work, ew);
+      append_costs(w, k, work, ew);
       insts += w.insts.size();
       check_index_room(work, stream_kernel_);
     });
