@@ -224,15 +224,13 @@ bool AbstractSm::try_issue(Warp& w, uint32_t slot, uint32_t sc, uint64_t now, ui
     uint64_t done = now + mc.latency;
     if (mc.l2_sectors && k_.latencies.l2_sector_cost)
       done = std::max(done, bandwidth(l2_free_, mc.l2_sectors, k_.latencies.l2_sector_cost, now) + k_.latencies.l1_hit);
+    if (mc.dram_sectors && k_.latencies.dram_sector_cost)
+      done = std::max(done, bandwidth(dram_free_, mc.dram_sectors, k_.latencies.dram_sector_cost, now) + k_.latencies.l2_hit);
     if (mc.l2_sectors && k_.latencies.port_sector_cost) {
       // Beyond the L1's miss queue the LD/ST unit waits for the port to send the requests.
       bandwidth(port_free_, mc.l2_sectors, k_.latencies.port_sector_cost, now);
       const uint64_t held = uint64_t(k_.latencies.miss_queue) * k_.latencies.port_sector_cost;
       if (port_free_ > now * 256 + held) ldst_free_ = std::max(ldst_free_, (port_free_ - held + 255) / 256);
-    }
-    if (mc.dram_sectors && k_.latencies.dram_sector_cost)
-      done = std::max(done, bandwidth(dram_free_, mc.dram_sectors, k_.latencies.dram_sector_cost, now) + k_.latencies.l2_hit);
-    if (mc.l2_sectors && k_.latencies.port_sector_cost) {
       // Their replies (data or acknowledgements) enter the L1 one a cycle.
       reply_free_ = std::max(reply_free_ + uint64_t(mc.l2_sectors) * k_.latencies.port_sector_cost, done * 256);
       done = (reply_free_ + 255) / 256;
