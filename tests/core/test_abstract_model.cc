@@ -216,6 +216,32 @@ test::WarpLines numbered(const std::vector<std::string>& body) {
   return lines;
 }
 
+// `text` (a global memory instruction up to its access width) with its
+// lanes' addresses: from `base`, `stride` bytes apart.
+std::string with_lanes(const std::string& text, uint64_t base, uint32_t stride) {
+  char addresses[48];
+  std::snprintf(addresses, sizeof addresses, " 1 0x%llx %u", (unsigned long long)base, stride);
+  return text + addresses;
+}
+
+// One SM, no kernel start-up or drain: the cycles are the kernel's own.
+const std::vector<std::string> kOneSm = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0"};
+
+// The kernel in `dir` on both models with the full memory system.
+struct CycleAndAbstract {
+  SimulationReport cycle, abstract;
+  uint64_t cycle_cycles() const { return cycle.kernels.at(0).cycles; }
+  uint64_t abstract_cycles() const { return abstract.kernels.at(0).cycles; }
+};
+CycleAndAbstract run_both(const std::filesystem::path& dir, const std::vector<std::string>& sets) {
+  return {run(dir, "cycle", sets, true), run(dir, "abstract", sets, true)};
+}
+
+// The abstract model's kernel cycles within 15% of the cycle model's.
+void expect_close(const CycleAndAbstract& r) {
+  EXPECT_NEAR(double(r.abstract_cycles()), double(r.cycle_cycles()), 0.15 * double(r.cycle_cycles()));
+}
+
 TEST(AbstractModel, EverySubWarpGroupsRequestCostsTheL1AndTheL2AsInTheCycleModel) {
   // Sixteen warps on one SM, each storing 16 times from all lanes to one
   // word: the coalescer's four 8-lane groups each send the sector, so every
@@ -225,13 +251,10 @@ TEST(AbstractModel, EverySubWarpGroupsRequestCostsTheL1AndTheL2AsInTheCycleModel
   const test::BlockLines block(16, numbered(std::vector<std::string>(16, " ffffffff 0 STG.E.SYS 2 R2 R3 4 1 0x7f0000000100 0")));
   test::ScratchDir dir("abstract-group-requests");
   test::write_abstract_kernel(dir.path(), {block}, 512);
-  const std::vector<std::string> sets = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0"};
-  const SimulationReport cycle = run(dir.path(), "cycle", sets, true);
-  const SimulationReport abstract = run(dir.path(), "abstract", sets, true);
-  ASSERT_EQ(cycle.kernels.at(0).stats.global_st_sectors, 4u * 16 * 16);  // the premise: four requests a store
-  EXPECT_GT(cycle.kernels.at(0).cycles, 4u * 16 * 16);
-  EXPECT_NEAR(double(abstract.kernels.at(0).cycles), double(cycle.kernels.at(0).cycles),
-              0.15 * double(cycle.kernels.at(0).cycles));
+  const CycleAndAbstract r = run_both(dir.path(), kOneSm);
+  ASSERT_EQ(r.cycle.kernels.at(0).stats.global_st_sectors, 4u * 16 * 16);  // the premise: four requests a store
+  EXPECT_GT(r.cycle_cycles(), 4u * 16 * 16);
+  expect_close(r);
 }
 
 TEST(AbstractModel, TheCachesSeeABlocksWarpsSideBySideNotOneWarpAfterAnother) {
@@ -247,25 +270,18 @@ TEST(AbstractModel, TheCachesSeeABlocksWarpsSideBySideNotOneWarpAfterAnother) {
   test::BlockLines block;
   for (int w = 0; w < kWarps; ++w) {
     std::vector<std::string> body;
-    for (int i = 0; i < kLines; ++i) {
-      char ldg[96];
-      std::snprintf(ldg, sizeof ldg, " ffffffff 1 R1 LDG.E.SYS 1 R1 4 1 0x%llx 0",
-                    (unsigned long long)(0x7f0000000000ull + 128ull * ((w + i) % kLines)));
-      body.push_back(ldg);
-    }
+    for (int i = 0; i < kLines; ++i)
+      body.push_back(with_lanes(" ffffffff 1 R1 LDG.E.SYS 1 R1 4", 0x7f0000000000ull + 128ull * ((w + i) % kLines), 0));
     block.push_back(numbered(body));
   }
   test::ScratchDir dir("abstract-interleaved-caches");
   test::write_abstract_kernel(dir.path(), {block}, 32 * kWarps);
-  const std::vector<std::string> sets = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0"};
-  const SimulationReport cycle = run(dir.path(), "cycle", sets, true);
-  const SimulationReport abstract = run(dir.path(), "abstract", sets, true);
+  const CycleAndAbstract r = run_both(dir.path(), kOneSm);
   // The premise: in the cycle model the first round's misses are most of the kernel.
-  const MemoryLatencies latencies = memory_latencies(load_gpu_spec("QV100", sets));
-  ASSERT_GT(cycle.kernels.at(0).cycles, latencies.dram);
-  ASSERT_LT(cycle.kernels.at(0).cycles, 2 * latencies.dram);
-  EXPECT_NEAR(double(abstract.kernels.at(0).cycles), double(cycle.kernels.at(0).cycles),
-              0.15 * double(cycle.kernels.at(0).cycles));
+  const MemoryLatencies latencies = memory_latencies(load_gpu_spec("QV100", kOneSm));
+  ASSERT_GT(r.cycle_cycles(), latencies.dram);
+  ASSERT_LT(r.cycle_cycles(), 2 * latencies.dram);
+  expect_close(r);
 }
 
 TEST(AbstractModel, StoresBeyondTheL1MissQueueHoldTheLdStUnitUntilTheL2TakesThem) {
@@ -277,23 +293,16 @@ TEST(AbstractModel, StoresBeyondTheL1MissQueueHoldTheLdStUnitUntilTheL2TakesThem
   test::BlockLines block;
   for (int w = 0; w < 4; ++w) {
     std::vector<std::string> body;
-    for (int i = 0; i < 16; ++i) {
-      char stg[96];
-      std::snprintf(stg, sizeof stg, " ffffffff 0 STG.E.SYS 2 R2 R3 4 1 0x%llx 32",
-                    (unsigned long long)(0x7f0000000000ull + 1024ull * (16 * w + i)));
-      body.push_back(stg);
-    }
+    for (int i = 0; i < 16; ++i)
+      body.push_back(with_lanes(" ffffffff 0 STG.E.SYS 2 R2 R3 4", 0x7f0000000000ull + 1024ull * (16 * w + i), 32));
     block.push_back(numbered(body));
   }
   test::ScratchDir dir("abstract-store-port");
   test::write_abstract_kernel(dir.path(), {block}, 128);
-  const std::vector<std::string> sets = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0"};
-  const SimulationReport cycle = run(dir.path(), "cycle", sets, true);
-  const SimulationReport abstract = run(dir.path(), "abstract", sets, true);
-  ASSERT_EQ(cycle.kernels.at(0).stats.global_st_sectors, 4u * 16 * 32);  // the premise: 32 sectors a store
-  EXPECT_GT(cycle.kernels.at(0).cycles, 4u * 16 * 32);
-  EXPECT_NEAR(double(abstract.kernels.at(0).cycles), double(cycle.kernels.at(0).cycles),
-              0.15 * double(cycle.kernels.at(0).cycles));
+  const CycleAndAbstract r = run_both(dir.path(), kOneSm);
+  ASSERT_EQ(r.cycle.kernels.at(0).stats.global_st_sectors, 4u * 16 * 32);  // the premise: 32 sectors a store
+  EXPECT_GT(r.cycle_cycles(), 4u * 16 * 32);
+  expect_close(r);
 }
 
 TEST(AbstractModel, LoadRepliesEnterTheL1OneSectorACycle) {
@@ -306,24 +315,19 @@ TEST(AbstractModel, LoadRepliesEnterTheL1OneSectorACycle) {
   test::BlockLines block;
   for (int w = 0; w < 16; ++w) {
     std::vector<std::string> body;
-    for (int i = 0; i < 2; ++i) {
-      char ldg[96];
-      std::snprintf(ldg, sizeof ldg, " ffffffff 1 R%d LDG.E.SYS 1 R2 4 1 0x%llx 32", 10 + i,
-                    (unsigned long long)(0x7f0000000000ull + 1024ull * (2 * w + i)));
-      body.push_back(ldg);
-    }
+    for (int i = 0; i < 2; ++i)
+      body.push_back(with_lanes(" ffffffff 1 R" + std::to_string(10 + i) + " LDG.E.SYS 1 R2 4",
+                                0x7f0000000000ull + 1024ull * (2 * w + i), 32));
     body.push_back(" ffffffff 1 R1 FADD 2 R10 R11 0");
     block.push_back(numbered(body));
   }
   test::ScratchDir dir("abstract-reply-port");
   test::write_abstract_kernel(dir.path(), {block}, 512);
-  const std::vector<std::string> sets = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0",
-                                         "l1d.miss_queue=1024"};
-  const SimulationReport cycle = run(dir.path(), "cycle", sets, true);
-  const SimulationReport abstract = run(dir.path(), "abstract", sets, true);
-  EXPECT_GT(cycle.kernels.at(0).cycles, 16u * 2 * 32);  // the premise: a cycle per reply
-  EXPECT_NEAR(double(abstract.kernels.at(0).cycles), double(cycle.kernels.at(0).cycles),
-              0.15 * double(cycle.kernels.at(0).cycles));
+  std::vector<std::string> sets = kOneSm;
+  sets.push_back("l1d.miss_queue=1024");
+  const CycleAndAbstract r = run_both(dir.path(), sets);
+  EXPECT_GT(r.cycle_cycles(), 16u * 2 * 32);  // the premise: a cycle per reply
+  expect_close(r);
 }
 
 TEST(AbstractModel, AWarpKeepsSixteenLoadsInFlight) {
@@ -333,22 +337,15 @@ TEST(AbstractModel, AWarpKeepsSixteenLoadsInFlight) {
   // track only eight results would wait for the first eight before the
   // ninth issues, and take two.
   std::vector<std::string> body;
-  for (int i = 0; i < 16; ++i) {
-    char ldg[96];
-    std::snprintf(ldg, sizeof ldg, " ffffffff 1 R%d LDG.E.SYS 1 R2 4 1 0x%llx 4", 10 + i,
-                  (unsigned long long)(0x7f0000000000ull + 4096ull * i));
-    body.push_back(ldg);
-  }
+  for (int i = 0; i < 16; ++i)
+    body.push_back(with_lanes(" ffffffff 1 R" + std::to_string(10 + i) + " LDG.E.SYS 1 R2 4", 0x7f0000000000ull + 4096ull * i, 4));
   for (int i = 0; i < 16; ++i) body.push_back(" ffffffff 1 R3 FADD 2 R" + std::to_string(10 + i) + " R3 0");
   test::ScratchDir dir("abstract-loads-in-flight");
   test::write_abstract_kernel(dir.path(), {{numbered(body)}}, 32);
-  const std::vector<std::string> sets = {"gpu.sms=1", "launch.kernel_start_cycles=0", "launch.kernel_drain_cycles=0"};
-  const SimulationReport cycle = run(dir.path(), "cycle", sets, true);
-  const SimulationReport abstract = run(dir.path(), "abstract", sets, true);
-  const MemoryLatencies latencies = memory_latencies(load_gpu_spec("QV100", sets));
-  ASSERT_LT(cycle.kernels.at(0).cycles, 2 * latencies.dram);  // the premise: the loads overlap
-  EXPECT_NEAR(double(abstract.kernels.at(0).cycles), double(cycle.kernels.at(0).cycles),
-              0.15 * double(cycle.kernels.at(0).cycles));
+  const CycleAndAbstract r = run_both(dir.path(), kOneSm);
+  const MemoryLatencies latencies = memory_latencies(load_gpu_spec("QV100", kOneSm));
+  ASSERT_LT(r.cycle_cycles(), 2 * latencies.dram);  // the premise: the loads overlap
+  expect_close(r);
 }
 
 // A chain of `n` dependent FFMAs from PC `pc` on register R1.
