@@ -71,6 +71,13 @@ class ChunkEncoder {
       add_warp(wt, block_ordinal, w);
     }
     chunk_.blocks.push_back(BlockInfo{bt.id, uint32_t(bt.warps.size()), chunk_.warp_insts - before});
+    clusters_.u(bt.has_cluster);
+    if (bt.has_cluster) {
+      any_cluster_ = true;
+      for (uint32_t v : {bt.cluster.id.x, bt.cluster.id.y, bt.cluster.id.z, bt.cluster.cta.x, bt.cluster.cta.y,
+                         bt.cluster.cta.z, bt.cluster.rank})
+        clusters_.u(v);
+    }
   }
 
   void finish(proto::BlockChunk& msg) {
@@ -82,6 +89,7 @@ class ChunkEncoder {
     msg.set_masks(masks_.take());
     msg.set_addr_kinds(kinds_.take());
     msg.set_addr_values(values_.take());
+    if (any_cluster_) msg.set_clusters(clusters_.take());
   }
 
  private:
@@ -238,7 +246,8 @@ class ChunkEncoder {
   uint64_t base_ = 0;
   int64_t prev_shift_ = 0;
   Dim3 prev_block_{0, 0, 0};
-  ByteSink blocks_, warps_, id_runs_, mask_runs_, masks_, kinds_, values_;
+  ByteSink blocks_, warps_, id_runs_, mask_runs_, masks_, kinds_, values_, clusters_;
+  bool any_cluster_ = false;
 };
 
 // ---------------------------------------------------------------------------
@@ -363,7 +372,8 @@ class ChunkDecoder {
         mask_runs_(s.msg.mask_runs(), "mask_runs"),
         masks_(s.msg.masks(), "masks"),
         kinds_(s.msg.addr_kinds(), "addr_kinds"),
-        values_(s.msg.addr_values(), "addr_values") {
+        values_(s.msg.addr_values(), "addr_values"),
+        clusters_(s.msg.clusters(), "clusters") {
     s_.warps.clear();
     s_.memlist.clear();
     if (s_.sids.size() < info_.mem_entries) s_.sids.resize(info_.mem_entries);
@@ -386,6 +396,7 @@ class ChunkDecoder {
       in_warp = false;
       BlockTrace& bt = out[block];
       bt.id = get_block_id(blocks_, prev);
+      read_cluster(bt);
       const uint64_t nw = blocks_.u();
       // Every warp takes at least two bytes of the warp stream.
       if (nw > warps_.left() / 2)
@@ -403,7 +414,7 @@ class ChunkDecoder {
     }
     in_warp = false;
     if (nb < all) return;  // (the rest is not read: see decode_chunk)
-    for (const In* in : {&blocks_, &warps_, &ids_, &mask_runs_, &masks_, &kinds_, &values_})
+    for (const In* in : {&blocks_, &warps_, &ids_, &mask_runs_, &masks_, &kinds_, &values_, &clusters_})
       if (in->left() != 0)
         bad(std::to_string(in->left()) + " unused bytes in the " + in->name() + " stream");
     if (insts != s_.msg.num_insts())
@@ -412,6 +423,17 @@ class ChunkDecoder {
   }
 
  private:
+  void read_cluster(BlockTrace& bt) {
+    bt.has_cluster = false;
+    if (s_.msg.clusters().empty()) return;
+    const uint64_t has = clusters_.u();
+    if (has > 1) bad("cluster flag " + std::to_string(has) + " (expected 0 or 1)");
+    if (!has) return;
+    bt.has_cluster = true;
+    ClusterPlace& c = bt.cluster;
+    for (uint32_t* v : {&c.id.x, &c.id.y, &c.id.z, &c.cta.x, &c.cta.y, &c.cta.z, &c.rank}) *v = clusters_.u32();
+  }
+
   void decode_warp(WarpTrace& wt) {
     const uint64_t ref = warps_.u();
     const size_t index = s_.warps.size();
@@ -597,7 +619,7 @@ class ChunkDecoder {
 
   const ChunkTableInfo& info_;
   ChunkScratch::Impl& s_;
-  In blocks_, warps_, ids_, mask_runs_, masks_, kinds_, values_;
+  In blocks_, warps_, ids_, mask_runs_, masks_, kinds_, values_, clusters_;
   size_t first_mem_ = 0;
   uint64_t na_ = 0;
   uint64_t base_ = 0;
@@ -660,6 +682,8 @@ void encode_segments(uint32_t kernel_index, uint32_t first_block, std::span<cons
     for (size_t b = 0; b < blocks.size(); ++b) {
       BlockTrace& piece = pieces[b];
       piece.id = blocks[b].id;
+      piece.has_cluster = blocks[b].has_cluster;
+      piece.cluster = blocks[b].cluster;
       piece.warps.resize(blocks[b].warps.size());
       for (size_t w = 0; w < piece.warps.size(); ++w) {
         const WarpTrace& src = blocks[b].warps[w];
@@ -756,8 +780,12 @@ void encode_kernel_table(uint32_t kernel_index, const StaticTable& table, proto:
     for (const RegRef& r : s.srcs) out.add_regs(uint32_t(r.num) * 4 + uint32_t(r.kind));
     out.add_mem_widths(s.mem_width);
     out.add_flags(uint32_t(s.has_immediate) | uint32_t(s.has_line) << 1 | uint32_t(s.immediate != 0) << 2 |
-                  uint32_t(s.line != 0) << 3);
+                  uint32_t(s.line != 0) << 3 | uint32_t(s.has_imm2) << 4 | uint32_t(s.imm2 != 0) << 5 |
+                  uint32_t(s.value_marker == ValueMarker::kNoVal) << 6 |
+                  uint32_t(s.value_marker == ValueMarker::kValDropped) << 7 | uint32_t(s.gmma_commit >= 0) << 8 |
+                  uint32_t(s.gmma_commit == 1) << 9 | uint32_t(s.transfer_dropped) << 10);
     if (s.immediate != 0) out.add_immediates(s.immediate);
+    if (s.imm2 != 0) out.add_immediates2(s.imm2);
     if (s.line != 0) {
       out.add_line_deltas(int64_t(s.line) - int64_t(prev_line));
       prev_line = s.line;
@@ -790,7 +818,7 @@ StaticTable decode_kernel_table(const proto::KernelTable& msg, const std::string
   column(msg.src_counts_size(), "src_counts");
   column(msg.mem_widths_size(), "mem_widths");
   column(msg.flags_size(), "flags");
-  int reg = 0, imm = 0, line = 0;
+  int reg = 0, imm = 0, imm2 = 0, line = 0;
   auto regs = [&](uint32_t count, std::vector<RegRef>& out, uint32_t inst) {
     if (count > uint32_t(msg.regs_size() - reg))
       throw TraceError(where + ": static instruction " + std::to_string(inst) + ": register column runs out");
@@ -818,10 +846,21 @@ StaticTable decode_kernel_table(const proto::KernelTable& msg, const std::string
     regs(msg.src_counts(k), s.srcs, i);
     s.mem_width = msg.mem_widths(k);
     const uint32_t flags = msg.flags(k);
-    if (flags > 15)
+    if (flags > 2047 || (flags & 0xc0) == 0xc0 || (flags & 0x300) == 0x200 || (flags & 0x30) == 0x20)
       throw TraceError(where + ": static instruction " + std::to_string(i) + ": bad flags " + std::to_string(flags));
     s.has_immediate = flags & 1;
     s.has_line = flags & 2;
+    s.has_imm2 = flags & 16;
+    if (flags & 32) {
+      if (imm2 >= msg.immediates2_size())
+        throw TraceError(where + ": static instruction " + std::to_string(i) + ": second immediate column runs out");
+      s.imm2 = msg.immediates2(imm2++);
+      if (s.imm2 == 0)
+        throw TraceError(where + ": static instruction " + std::to_string(i) + ": zero second immediate stored");
+    }
+    s.value_marker = flags & 64 ? ValueMarker::kNoVal : flags & 128 ? ValueMarker::kValDropped : ValueMarker::kNone;
+    s.gmma_commit = flags & 256 ? int8_t((flags >> 9) & 1) : int8_t(-1);
+    s.transfer_dropped = flags & 1024;
     if (flags & 4) {
       if (imm >= msg.immediates_size())
         throw TraceError(where + ": static instruction " + std::to_string(i) + ": immediate column runs out");
@@ -842,7 +881,8 @@ StaticTable decode_kernel_table(const proto::KernelTable& msg, const std::string
     if (table.intern(s) != i)
       throw TraceError(where + ": static instruction " + std::to_string(i) + " duplicates an earlier one");
   }
-  if (reg != msg.regs_size() || imm != msg.immediates_size() || line != msg.line_deltas_size())
+  if (reg != msg.regs_size() || imm != msg.immediates_size() || imm2 != msg.immediates2_size() ||
+      line != msg.line_deltas_size())
     throw TraceError(where + ": unused values in the register, immediate or line columns");
   return table;
 }

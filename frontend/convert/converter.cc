@@ -145,10 +145,15 @@ ConvertReport convert_text_trace(const std::filesystem::path& input, const std::
                                                      KernelState& ks = kernels[w->kernel];
                                                      intern_into_kernel(*w, ks);
                                                      for (const BlockTrace& b : w->blocks) ks.completeness.add(b, ks.table);
-                                                     if (w->ends_kernel)
+                                                     if (w->ends_kernel) {
                                                        writer.set_partial_trace(
                                                            w->kernel, check_partial(ks.completeness.findings(),
                                                                                     options.partial, options.warn));
+                                                       if (options.warn)
+                                                         for (const std::string& note : dropped_field_notes(
+                                                                  ks.table, layout.kernel_files[w->kernel].path.string()))
+                                                           options.warn(note);
+                                                     }
                                                      w->first_block = ks.next_block;
                                                      ks.next_block += uint32_t(w->blocks.size());
                                                      return w;

@@ -54,6 +54,13 @@ class LineFields {
       out.push_back(*reg);
     }
   }
+  uint64_t dec64(const char* what) {
+    const std::string_view t = token(what);
+    uint64_t v = 0;
+    if (!parse_dec_u64(t, v)) fail(file_, line_no_, std::string("bad ") + what + " " + quoted_excerpt(t));
+    return v;
+  }
+  [[noreturn]] void fail_here(const std::string& what) const { fail(file_, line_no_, what); }
   Tokenizer& tokens() { return tok_; }
 
  private:
@@ -69,6 +76,78 @@ bool plausible_opcode(std::string_view t) {
   });
 }
 
+
+// The opcode's first part ("HGMMA" of "HGMMA.64x128x16.F32").
+std::string_view base_opcode(std::string_view opcode) { return opcode.substr(0, opcode.find('.')); }
+
+// Warpgroup MMAs: version 6 lines carry a commit-group flag after the sources.
+bool is_gmma(std::string_view opcode) { return base_opcode(opcode).ends_with("GMMA"); }
+
+// Tensor-memory-accelerator and bulk copies, whose lines (when the tracer
+// records their memory operand) list the transfer instead of lane addresses.
+bool is_bulk_copy(std::string_view opcode) {
+  static constexpr std::string_view kOps[] = {"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UBLKCP", "UBLKPF", "UBLKRED"};
+  const std::string_view base = base_opcode(opcode);
+  return std::find(std::begin(kOps), std::end(kOps), base) != std::end(kOps);
+}
+
+constexpr uint32_t kMaxTransfers = 1u << 20;
+
+// After the width of a TMA/bulk copy: the mbarrier address, the multicast
+// flag (1: then the mask of the cluster's CTAs it goes to), the bytes moved
+// and those out of bounds, then address mode 3 (a count and that many
+// addresses) or 4 (a base, a count and the count - 1 deltas between
+// consecutive addresses). Checked and skipped.
+void skip_bulk_transfer(LineFields& f) {
+  f.hex64("TMA mbarrier address");
+  const uint32_t multicast = f.dec32("TMA multicast flag");
+  if (multicast > 1) f.fail_here("TMA multicast flag " + std::to_string(multicast) + " (expected 0 or 1)");
+  if (multicast) f.hex64("TMA multicast CTA mask");
+  f.dec64("TMA byte count");
+  f.dec64("TMA out-of-bounds byte count");
+  const uint32_t mode = f.dec32("TMA address mode");
+  if (mode == 3) {
+    const uint32_t n = f.dec32("TMA transfer count");
+    if (n > kMaxTransfers) f.fail_here("implausible TMA transfer count " + std::to_string(n));
+    for (uint32_t i = 0; i < n; ++i) f.hex64("TMA transfer address");
+  } else if (mode == 4) {
+    f.hex64("TMA base address");
+    const uint32_t n = f.dec32("TMA transfer count");
+    if (n > kMaxTransfers) f.fail_here("implausible TMA transfer count " + std::to_string(n));
+    for (uint32_t i = 1; i < n; ++i) f.int64("TMA address delta");
+  } else {
+    f.fail_here("unknown TMA address mode " + std::to_string(mode) + " (expected 3 or 4)");
+  }
+}
+
+// Version 6 ends a line with an optional second immediate, then "NoVal", or
+// "Val" and per destination, then per source register, 1 and the value all
+// lanes share or 32 and each lane's value (checked, not kept).
+void read_v6_tail(LineFields& f, StaticInstruction& st) {
+  if (f.tokens().at_end()) return;
+  int64_t imm2 = 0;
+  if (parse_int64(f.tokens().peek(), imm2)) {
+    f.tokens().next();
+    st.has_imm2 = true;
+    st.imm2 = imm2;
+  }
+  if (f.tokens().at_end()) return;
+  const std::string_view marker = f.token("register values");
+  if (marker == "NoVal") {
+    st.value_marker = ValueMarker::kNoVal;
+  } else if (marker == "Val") {
+    const size_t regs = st.dsts.size() + st.srcs.size();
+    for (size_t r = 0; r < regs; ++r) {
+      const uint32_t distinct = f.dec32("register value count");
+      if (distinct != 1 && distinct != 32)
+        f.fail_here("register value count " + std::to_string(distinct) + " (expected 1 or 32)");
+      for (uint32_t v = 0; v < distinct; ++v) f.hex64("register value");
+    }
+    st.value_marker = ValueMarker::kValDropped;
+  } else {
+    f.fail_here("expected Val or NoVal after the immediates, got " + quoted_excerpt(marker));
+  }
+}
 }  // namespace
 
 void parse_instruction_line(std::string_view line, const KernelInfo& k, StaticTable& table, ParsedLine& out,
@@ -90,9 +169,20 @@ void parse_instruction_line(std::string_view line, const KernelInfo& k, StaticTa
   if (!plausible_opcode(opcode)) fail(file, line_no, "expected an opcode, got " + quoted_excerpt(opcode));
   st.opcode_id = table.intern_opcode(opcode);
   f.regs(st.srcs, "source count");
+  st.gmma_commit = -1;
+  if (k.has_v6_fields() && is_gmma(opcode)) {
+    const uint32_t commit = f.dec32("GMMA commit-group flag");
+    if (commit > 1) fail(file, line_no, "GMMA commit-group flag " + std::to_string(commit) + " (expected 0 or 1)");
+    st.gmma_commit = int8_t(commit);
+  }
   st.mem_width = f.dec32("memory width");
+  st.transfer_dropped = false;
   out.num_addrs = 0;
-  if (st.mem_width > 0) {
+  if (st.mem_width > 0 && is_bulk_copy(opcode)) {
+    skip_bulk_transfer(f);
+    st.mem_width = 0;
+    st.transfer_dropped = true;
+  } else if (st.mem_width > 0) {
     const uint32_t mode = f.dec32("address mode");
     const int active = std::popcount(out.mask);
     switch (mode) {
@@ -123,6 +213,10 @@ void parse_instruction_line(std::string_view line, const KernelInfo& k, StaticTa
     st.immediate = f.int64("immediate");
     st.has_immediate = true;
   }
+  st.has_imm2 = false;
+  st.imm2 = 0;
+  st.value_marker = ValueMarker::kNone;
+  if (k.has_v6_fields()) read_v6_tail(f, st);
   if (!f.tokens().at_end())
     fail(file, line_no, "unexpected trailing field " + quoted_excerpt(trim(f.tokens().rest())));
 }
@@ -197,9 +291,48 @@ bool split_assignment(std::string_view line, std::string_view key, std::string_v
   return true;
 }
 
+
+// The "cluster id = x,y,z", "cluster cta = x,y,z" and "cluster rank = r"
+// lines of a block (version 6 traces), between its "thread block" line and
+// its first warp; all three or none.
+class ClusterLines {
+ public:
+  void read(std::string_view line, const std::string& file, uint64_t line_no, bool in_place) {
+    std::string_view value;
+    int which = -1;
+    if (split_assignment(line, "cluster id", value)) which = 0;
+    else if (split_assignment(line, "cluster cta", value)) which = 1;
+    else if (split_assignment(line, "cluster rank", value)) which = 2;
+    if (which < 0) fail(file, line_no, "unknown block line " + quoted_excerpt(line));
+    if (!in_place) fail(file, line_no, "a cluster line belongs after 'thread block =' and before the first 'warp ='");
+    if (seen_[which]) fail(file, line_no, std::string("second '") + kNames[which] + " =' line in one block");
+    seen_[which] = true;
+    first_line_ = first_line_ ? first_line_ : line_no;
+    const bool ok = which == 0   ? parse_block_id(value, place_.id)
+                    : which == 1 ? parse_block_id(value, place_.cta)
+                                 : parse_dec_u32(value, place_.rank);
+    if (!ok) fail(file, line_no, "bad " + std::string(kNames[which]) + " " + quoted_excerpt(value));
+  }
+  void finish(BlockTrace& out, const std::string& file, uint64_t block_line) const {
+    const int seen = int(seen_[0]) + int(seen_[1]) + int(seen_[2]);
+    out.has_cluster = seen == 3;
+    if (seen == 3) out.cluster = place_;
+    if (seen != 0 && seen != 3)
+      fail(file, first_line_ ? first_line_ : block_line,
+           "a block gives some of its cluster lines only (cluster id, cluster cta and cluster rank go together)");
+  }
+
+ private:
+  static constexpr const char* kNames[] = {"cluster id", "cluster cta", "cluster rank"};
+  bool seen_[3] = {false, false, false};
+  uint64_t first_line_ = 0;
+  ClusterPlace place_;
+};
+
 void parse_raw_block(const BlockText& text, const KernelInfo& k, const std::string& file, StaticTable& table,
                      BlockTrace& out) {
   BlockBuilder builder(k, file, table, out);
+  out.has_cluster = false;
   ParsedLine p;
   bool have_id = false;
   std::string_view rest = text.text;
@@ -234,6 +367,7 @@ void parse_block_text(const BlockText& text, const KernelInfo& k, const std::str
     return;
   }
   BlockBuilder builder(k, file, table, out);
+  ClusterLines cluster;
   ParsedLine p;
   bool have_id = false;
   uint64_t expected = 0;
@@ -260,6 +394,8 @@ void parse_block_text(const BlockText& text, const KernelInfo& k, const std::str
       if (!parse_block_id(value, out.id)) fail(file, line_no, "bad thread block index " + quoted_excerpt(value));
       check_in_grid(k, out.id, file, line_no);
       have_id = true;
+    } else if (line.starts_with("cluster ")) {
+      cluster.read(line, file, line_no, have_id && !builder.current());
     } else if (split_assignment(line, "warp", value)) {
       check_count(line_no);
       uint32_t w = 0;
@@ -288,6 +424,7 @@ void parse_block_text(const BlockText& text, const KernelInfo& k, const std::str
   }
   check_count(line_no);
   if (!have_id) fail(file, text.first_line, "thread block without a 'thread block =' line");
+  cluster.finish(out, file, text.first_line);
 }
 
 }  // namespace lockstep

@@ -84,6 +84,8 @@ class Tokenizer {
     rest_ = rest_.substr(j);
     return tok;
   }
+  // The next token without consuming it.
+  std::string_view peek() const { return Tokenizer(rest_).next(); }
   bool at_end() const {
     for (char c : rest_)
       if (c != ' ' && c != '\t') return false;

@@ -43,6 +43,8 @@ class TextBlockCursor : public BlockCursor {
     if (!reader_.next_block(text_)) {
       checked_ = true;
       findings_ = check_partial(completeness_.findings(), partial_, warn_);
+      if (warn_)
+        for (const std::string& note : dropped_field_notes(table_, reader_.name())) warn_(note);
       return false;
     }
     parse_block_text(text_, reader_.info(), reader_.name(), table_, out);

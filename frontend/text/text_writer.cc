@@ -91,6 +91,21 @@ void write_block_text(TextSink& out, const KernelInfo& k, const BlockTrace& bloc
   s.push_back(',');
   put_udec(s, block.id.z);
   s.append("\n");
+  if (block.has_cluster) {
+    const ClusterPlace& c = block.cluster;
+    for (const auto& [key, d] : {std::pair{"cluster id = ", c.id}, std::pair{"cluster cta = ", c.cta}}) {
+      s.append(key);
+      put_udec(s, d.x);
+      s.push_back(',');
+      put_udec(s, d.y);
+      s.push_back(',');
+      put_udec(s, d.z);
+      s.push_back('\n');
+    }
+    s.append("cluster rank = ");
+    put_udec(s, c.rank);
+    s.push_back('\n');
+  }
   std::string prefix;
   for (const WarpTrace& w : block.warps) {
     if (k.lines_prefixed()) {
@@ -121,6 +136,10 @@ void write_block_text(TextSink& out, const KernelInfo& k, const BlockTrace& bloc
       s.append(table.opcode(st.opcode_id));
       s.push_back(' ');
       put_regs(s, st.srcs);
+      if (st.gmma_commit >= 0) {
+        put_udec(s, uint64_t(st.gmma_commit));
+        s.push_back(' ');
+      }
       put_udec(s, st.mem_width);
       s.push_back(' ');
       if (st.is_memory()) put_addresses(s, w.lane_addresses(wi, lanes), wi.active_mask);
@@ -128,6 +147,12 @@ void write_block_text(TextSink& out, const KernelInfo& k, const BlockTrace& bloc
         put_dec(s, st.has_immediate ? st.immediate : 0);
         s.push_back(' ');
       }
+      if (st.has_imm2) {
+        put_dec(s, st.imm2);
+        s.push_back(' ');
+      }
+      // Register values are not kept: a line that had them says NoVal.
+      if (st.value_marker != ValueMarker::kNone) s.append("NoVal ");
       s.push_back('\n');
       out.maybe_flush();
     }

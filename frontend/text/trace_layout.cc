@@ -63,6 +63,10 @@ TextTraceLayout parse_kernelslist(LineReader& lines, const fs::path& dir) {
       layout.commands.push_back(c);
       continue;
     }
+    if (line.ends_with(".tracez"))
+      throw TraceError(lines.where() + ": " + quoted_excerpt(line) +
+                       " is a .tracez file (Accel-Sim's zstd-compressed form), which lockstep does not read; "
+                       "write text traces with Accel-Sim's post-traces-processing --text");
     KernelFileRef ref;
     ref.listed_name = std::string(line);
     ref.path = dir / ref.listed_name;
@@ -87,6 +91,10 @@ TextTraceLayout resolve_text_trace(const fs::path& input) {
     if (!fs::exists(list)) list = input / "kernelslist";
     if (!fs::exists(list))
       throw TraceError(input.string() + ": no kernelslist.g (or raw kernelslist) in this directory");
+  } else if (input.filename().string().ends_with(".tracez")) {
+    throw TraceError(input.string() +
+                     ": a .tracez file (Accel-Sim's zstd-compressed form), which lockstep does not read; "
+                     "write text traces with Accel-Sim's post-traces-processing --text");
   } else if (is_kernel_trace_file(input)) {
     TextTraceLayout layout;
     layout.source = input.string();

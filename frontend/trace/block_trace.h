@@ -78,8 +78,19 @@ void append_instructions(WarpTrace& dst, const WarpTrace& src, size_t from, size
 // in segments (proto/trace.proto), segment k holding instructions
 // [k * S, (k + 1) * S) of each warp; a consumer that takes segment 0 asks
 // BlockSegments for the next ones as its warps need them.
+// Where a block sits in its thread-block cluster (version 6 traces: the
+// "cluster id", "cluster cta" and "cluster rank" lines after "thread block").
+struct ClusterPlace {
+  Dim3 id{0, 0, 0};   // the cluster's index in the grid
+  Dim3 cta{0, 0, 0};  // the block's index in its cluster
+  uint32_t rank = 0;  // the block's rank in its cluster
+  bool operator==(const ClusterPlace&) const = default;
+};
+
 struct BlockTrace {
   Dim3 id{0, 0, 0};
+  bool has_cluster = false;  // the trace gave the block's cluster lines
+  ClusterPlace cluster;
   std::vector<WarpTrace> warps;
   uint32_t ordinal = 0;   // the block's position in its kernel (for asking for its next segments)
   uint32_t segment = 0;   // which segment this is (0 for a whole block)

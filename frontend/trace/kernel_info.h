@@ -51,6 +51,8 @@ struct KernelInfo {
   bool lines_prefixed() const { return tracer_version < 3 || raw_tracer_output; }
   // Lines end with an immediate operand (tracer >= 5).
   bool has_immediate_field() const { return tracer_version >= 5; }
+  // Version 6: GMMA commit-group flags, a second immediate, register values, cluster lines.
+  bool has_v6_fields() const { return tracer_version >= 6; }
 };
 
 struct MemcpyHtoD {

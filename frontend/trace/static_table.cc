@@ -49,4 +49,22 @@ uint32_t StaticTable::intern(const StaticInstruction& in) {
   return id;
 }
 
+std::vector<std::string> dropped_field_notes(const StaticTable& table, const std::string& file) {
+  uint32_t transfers = 0, values = 0;
+  for (uint32_t i = 0, n = table.size(); i < n; ++i) {
+    const StaticInstruction& st = table.inst(i);
+    transfers += st.transfer_dropped;
+    values += st.value_marker == ValueMarker::kValDropped;
+  }
+  std::vector<std::string> notes;
+  if (transfers)
+    notes.push_back(file + ": " + std::to_string(transfers) +
+                    " static TMA/bulk-copy instruction(s) list their transfers; the lists are not simulated (these "
+                    "instructions are timed as issue only, as the ISA file says)");
+  if (values)
+    notes.push_back(file + ": " + std::to_string(values) +
+                    " static instruction(s) carry traced register values (Val); the values are not kept");
+  return notes;
+}
+
 }  // namespace lockstep

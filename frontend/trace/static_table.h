@@ -15,6 +15,10 @@
 
 namespace lockstep {
 
+// Version 6 lines end in "NoVal", or "Val" and the traced register values;
+// the values are read and checked, not kept (nothing in the models uses them).
+enum class ValueMarker : uint8_t { kNone = 0, kNoVal = 1, kValDropped = 2 };
+
 struct StaticInstruction {
   uint64_t pc = 0;
   uint32_t opcode_id = 0;  // into StaticTable::opcode()
@@ -25,6 +29,15 @@ struct StaticInstruction {
   int64_t immediate = 0;
   bool has_line = false;
   uint32_t line = 0;
+  // Tracer version 6 fields (Accel-Sim's trace_parser reads the same):
+  bool has_imm2 = false;  // a second immediate after the first
+  int64_t imm2 = 0;
+  ValueMarker value_marker = ValueMarker::kNone;  // the register-value field at the line's end
+  int8_t gmma_commit = -1;  // *GMMA: the commit-group flag after the sources (0 or 1); -1 none
+  // A TMA/bulk copy (UTMALDG, UBLKCP, ...) whose line carried its transfer
+  // list: read and checked, not kept (mem_width is then 0, as the tracers
+  // before version 6 wrote these lines; the ISA times them as issue only).
+  bool transfer_dropped = false;
   // Derived from the opcode when interned.
   OpcodeTraits traits;
 
@@ -33,7 +46,9 @@ struct StaticInstruction {
   uint32_t access_bytes() const { return traits.access_bytes ? traits.access_bytes : (mem_width ? mem_width : 4); }
   bool same_static(const StaticInstruction& o) const {
     return pc == o.pc && opcode_id == o.opcode_id && dsts == o.dsts && srcs == o.srcs && mem_width == o.mem_width &&
-           has_immediate == o.has_immediate && immediate == o.immediate && has_line == o.has_line && line == o.line;
+           has_immediate == o.has_immediate && immediate == o.immediate && has_line == o.has_line && line == o.line &&
+           has_imm2 == o.has_imm2 && imm2 == o.imm2 && value_marker == o.value_marker &&
+           gmma_commit == o.gmma_commit && transfer_dropped == o.transfer_dropped;
   }
 };
 
@@ -77,5 +92,10 @@ class StaticTable {
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> opcode_ids_;  // writer only
   std::unordered_map<uint64_t, std::vector<uint32_t>> ids_by_pc_;  // writer only
 };
+
+// What a kernel's trace held that is read and not kept (version 6 register
+// values; TMA/bulk-copy transfer lists), one line each naming `file`; empty
+// when nothing was dropped.
+std::vector<std::string> dropped_field_notes(const StaticTable& table, const std::string& file);
 
 }  // namespace lockstep

@@ -19,6 +19,10 @@ inline std::string describe_static(const StaticTable& t, uint32_t id) {
   os << " s=";
   for (auto r : s.srcs) os << r.str() << ",";
   os << " w=" << s.mem_width << " imm=" << (s.has_immediate ? s.immediate : 0) << " line=" << (s.has_line ? s.line : 0);
+  if (s.has_imm2) os << " imm2=" << s.imm2;
+  if (s.value_marker != ValueMarker::kNone) os << " values=" << int(s.value_marker);
+  if (s.gmma_commit >= 0) os << " commit=" << int(s.gmma_commit);
+  if (s.transfer_dropped) os << " transfer-dropped";
   return os.str();
 }
 
@@ -52,6 +56,8 @@ inline std::string compare_traces(TraceSource& a, TraceSource& b, bool strict_he
       if (!more_a) break;
       const std::string wb = where + "block " + ba.id.str() + ": ";
       if (ba.id != bb.id) return where + "block " + std::to_string(n) + " is " + ba.id.str() + " vs " + bb.id.str();
+      if (ba.has_cluster != bb.has_cluster || (ba.has_cluster && !(ba.cluster == bb.cluster)))
+        return wb + "cluster lines differ";
       if (ba.warps.size() != bb.warps.size()) return wb + "warp count differs";
       const StaticTable &ta = a.static_table(k), &tb = b.static_table(k);
       for (size_t w = 0; w < ba.warps.size(); ++w) {

@@ -318,6 +318,49 @@ TEST(ChunkCodec, RoundTripEdgeCases) {
   for (size_t b = 0; b < blocks.size(); ++b) expect_same_block(blocks[b], big[b], table);
 }
 
+// Cluster places (version 6 traces) round-trip per block, blocks without one
+// included; a chunk without any keeps an empty stream; damage is refused.
+TEST(ChunkCodec, ClusterPlacesRoundTrip) {
+  StaticTable table;
+  const Ids ids = fill_table(table);
+  std::vector<BlockTrace> blocks = {edge_block(ids, {4, 0, 0}), edge_block(ids, {5, 0, 0}), edge_block(ids, {6, 1, 0})};
+  blocks[0].has_cluster = true;
+  blocks[0].cluster = ClusterPlace{{2, 0, 0}, {0, 0, 0}, 0};
+  blocks[1].has_cluster = true;
+  blocks[1].cluster = ClusterPlace{{2, 0, 0}, {1, 0, 0}, 1};
+  std::vector<BlockTrace> out;
+  ASSERT_EQ(decode_chunk(encode_chunk(0, 0, blocks, table).frame, table, out, "t"), 0u);  // (the kernel index)
+  ASSERT_EQ(out.size(), 3u);
+  for (size_t b = 0; b < 3; ++b) {
+    EXPECT_EQ(out[b].has_cluster, blocks[b].has_cluster) << b;
+    EXPECT_EQ(out[b].cluster, blocks[b].cluster) << b;
+  }
+  proto::BlockChunk msg;
+  ASSERT_TRUE(msg.ParseFromString(lz4_decompress_frame(encode_chunk(0, 0, blocks, table).frame, 1 << 24, "t")));
+  EXPECT_FALSE(msg.clusters().empty());
+  // Decoding into blocks that had cluster places, from a chunk without any.
+  for (BlockTrace& b : blocks) b.has_cluster = false;
+  proto::BlockChunk none;
+  ASSERT_TRUE(none.ParseFromString(lz4_decompress_frame(encode_chunk(0, 0, blocks, table).frame, 1 << 24, "t")));
+  EXPECT_TRUE(none.clusters().empty());
+  decode_chunk(encode_chunk(0, 0, blocks, table).frame, table, out, "t");
+  for (const BlockTrace& b : out) EXPECT_FALSE(b.has_cluster);
+
+  const std::pair<std::function<void(std::string&)>, const char*> cases[] = {
+      {[](std::string& c) { c[0] = 2; }, "cluster flag 2 (expected 0 or 1)"},
+      {[](std::string& c) { c.pop_back(); }, "clusters stream ends early"},
+      {[](std::string& c) { c.push_back(0); }, "1 unused bytes in the clusters stream"},
+      {[](std::string& c) { c.replace(1, 1, std::string("\xff\xff\xff\xff\x7f")); }, "clusters stream: value 34359738367 out of range"},
+  };
+  for (const auto& [damage, expect] : cases) {
+    proto::BlockChunk bad = msg;
+    damage(*bad.mutable_clusters());
+    std::string raw;
+    bad.SerializeToString(&raw);
+    EXPECT_CONTAINS(trace_error([&] { decode_chunk(lz4_compress_frame(raw), table, out, "c"); }), expect);
+  }
+}
+
 // Warps of one program: a loop whose strided load moves on by 128 bytes per
 // iteration, a gather that repeats its lane pattern, and a store; warp w of
 // block b works on addresses shifted by b * 0x10000 + w * 0x1000. Where
@@ -634,7 +677,7 @@ TEST(ChunkCodec, SurvivesMutatedContent) {
     proto::BlockChunk m = msg;
     std::string* streams[] = {m.mutable_blocks(),    m.mutable_warps(),      m.mutable_id_runs(),
                               m.mutable_mask_runs(), m.mutable_masks(),      m.mutable_addr_kinds(),
-                              m.mutable_addr_values()};
+                              m.mutable_addr_values(), m.mutable_clusters()};
     for (int k = 0, n = 1 + int(rng() % 3); k < n; ++k) {
       switch (rng() % 8) {
         case 0:
@@ -663,6 +706,57 @@ TEST(ChunkCodec, SurvivesMutatedContent) {
   std::cout << "[ mutate   ] " << ok << " decoded, " << rejected << " rejected\n";
 }
 
+// Tracer version 6 fields of static instructions (flags 16 and up, the
+// second immediates' column) survive the table's encoding; impossible flag
+// combinations and a short column are refused.
+TEST(ChunkCodec, KernelTableKeepsVersion6Fields) {
+  StaticTable table;
+  const uint32_t op_gmma = table.intern_opcode("HGMMA.64x128x16.F32");
+  const uint32_t op_tma = table.intern_opcode("UTMALDG.2D");
+  const uint32_t op_mov = table.intern_opcode("MOV");
+  auto add = [&](uint64_t pc, uint32_t op, auto&& set) {
+    StaticInstruction s;
+    s.pc = pc;
+    s.opcode_id = op;
+    s.has_immediate = true;
+    set(s);
+    return table.intern(s);
+  };
+  add(0x10, op_gmma, [](StaticInstruction& s) { s.gmma_commit = 1, s.value_marker = ValueMarker::kNoVal; });
+  add(0x20, op_gmma, [](StaticInstruction& s) { s.gmma_commit = 0, s.value_marker = ValueMarker::kValDropped; });
+  add(0x30, op_tma, [](StaticInstruction& s) { s.transfer_dropped = true, s.value_marker = ValueMarker::kNoVal; });
+  add(0x40, op_mov, [](StaticInstruction& s) { s.has_imm2 = true, s.imm2 = -9; });
+  add(0x50, op_mov, [](StaticInstruction& s) { s.has_imm2 = true, s.imm2 = 0; });
+  add(0x60, op_mov, [](StaticInstruction&) {});
+  ASSERT_EQ(table.size(), 6u);
+  const StaticTable back = decode_kernel_table_frame(encode_kernel_table_frame(2, table), 2, "t");
+  expect_same_table(table, back);
+  EXPECT_EQ(back.inst(0).gmma_commit, 1);
+  EXPECT_EQ(back.inst(1).gmma_commit, 0);
+  EXPECT_EQ(back.inst(1).value_marker, ValueMarker::kValDropped);
+  EXPECT_TRUE(back.inst(2).transfer_dropped);
+  EXPECT_EQ(back.inst(3).imm2, -9);
+  EXPECT_TRUE(back.inst(4).has_imm2);
+  EXPECT_EQ(back.inst(5).gmma_commit, -1);
+  EXPECT_EQ(back.inst(5).value_marker, ValueMarker::kNone);
+
+  proto::KernelTable msg;
+  encode_kernel_table(2, table, msg);
+  const std::vector<std::pair<std::function<void(proto::KernelTable&)>, const char*>> cases = {
+      {[](proto::KernelTable& m) { m.set_flags(5, 1 | 32); }, "bad flags 33"},             // value without the field
+      {[](proto::KernelTable& m) { m.set_flags(5, 1 | 64 | 128); }, "bad flags 193"},      // NoVal and Val
+      {[](proto::KernelTable& m) { m.set_flags(5, 1 | 512); }, "bad flags 513"},           // flag value without flag
+      {[](proto::KernelTable& m) { m.set_flags(5, 1 | 16 | 32); }, "second immediate column runs out"},
+      {[](proto::KernelTable& m) { m.set_immediates2(0, 0); }, "zero second immediate stored"},
+      {[](proto::KernelTable& m) { m.add_immediates2(3); }, "unused values"},
+  };
+  for (const auto& [damage, expect] : cases) {
+    proto::KernelTable bad = msg;
+    damage(bad);
+    EXPECT_CONTAINS(trace_error([&] { decode_kernel_table(bad, "t"); }), expect);
+  }
+}
+
 TEST(ChunkCodec, KernelTableRoundTripAndValidation) {
   StaticTable table;
   fill_table(table);
@@ -681,7 +775,7 @@ TEST(ChunkCodec, KernelTableRoundTripAndValidation) {
       {[](proto::KernelTable& m) { m.add_regs(0); }, "unused values"},
       {[](proto::KernelTable& m) { m.set_num_insts(m.num_insts() + 1); }, "column pc_deltas has 8 values for 9"},
       {[](proto::KernelTable& m) { m.mutable_flags()->RemoveLast(); }, "column flags has 7 values"},
-      {[](proto::KernelTable& m) { m.set_flags(1, 16); }, "bad flags 16"},
+      {[](proto::KernelTable& m) { m.set_flags(1, 2048); }, "bad flags 2048"},
       {[](proto::KernelTable& m) { m.set_flags(1, 4); }, "immediate column runs out"},
       {[](proto::KernelTable& m) { m.set_flags(1, 8); }, "line column runs out"},
       {[](proto::KernelTable& m) { m.set_line_deltas(0, -5); }, "line -5 out of range"},
