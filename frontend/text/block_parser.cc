@@ -156,6 +156,13 @@ void parse_instruction_line(std::string_view line, const KernelInfo& k, StaticTa
   if (k.lines_prefixed()) {
     for (uint32_t& b : out.block) b = f.dec32("thread block index");
     out.warp = f.dec32("warp id");
+    // Raw version 6 output goes on with the block's cluster id, its index in
+    // the cluster and its rank there.
+    out.has_cluster = k.raw_tracer_output && k.has_v6_fields();
+    if (out.has_cluster) {
+      ClusterPlace& c = out.cluster;
+      for (uint32_t* v : {&c.id.x, &c.id.y, &c.id.z, &c.cta.x, &c.cta.y, &c.cta.z, &c.rank}) *v = f.dec32("cluster field");
+    }
   }
   StaticInstruction& st = out.st;
   st.has_line = k.lineinfo;
@@ -350,7 +357,11 @@ void parse_raw_block(const BlockText& text, const KernelInfo& k, const std::stri
     if (!have_id) {
       check_in_grid(k, id, file, line_no);
       out.id = id;
+      out.has_cluster = p.has_cluster;
+      out.cluster = p.cluster;
       have_id = true;
+    } else if (p.has_cluster && !(p.cluster == out.cluster)) {
+      fail(file, line_no, "the cluster fields differ from those of block " + id.str() + "'s first line");
     }
     builder.append(builder.warp(p.warp, line_no), p);
   }

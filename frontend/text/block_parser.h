@@ -21,6 +21,8 @@ struct BlockText {
 struct ParsedLine {
   uint32_t block[3] = {0, 0, 0};  // from the "tb_x tb_y tb_z warp" prefix, when present
   uint32_t warp = 0;
+  bool has_cluster = false;  // raw version 6 lines: the cluster fields after the warp
+  ClusterPlace cluster;
   StaticInstruction st;
   uint32_t mask = 0;
   uint32_t num_addrs = 0;

@@ -129,6 +129,44 @@ TEST(TextParserV6, Version5LinesKeepTheirStrictEnd) {
   EXPECT_EQ(only(b, t).immediate, 0);
 }
 
+// The tracer's raw output (before grouping): in version 6 every line's
+// "tb_x tb_y tb_z warp" prefix goes on with the cluster id, the block's index
+// in its cluster and its rank.
+TEST(TextParserV6, RawLinesCarryTheClusterAfterTheWarp) {
+  const std::string text = std::string(kHeaderV6) +
+                           "1 0 0 0 0 0 0 1 0 0 1 0010 ffffffff 1 R2 MOV 1 R3 0 0 NoVal\n"
+                           "0 0 0 0 0 0 0 0 0 0 0 0010 ffffffff 1 R2 MOV 1 R3 0 0 NoVal\n"
+                           "1 0 0 1 0 0 0 1 0 0 1 0020 ffffffff 0 EXIT 0 0 0 NoVal\n"
+                           "0 0 0 0 0 0 0 0 0 0 0 0020 ffffffff 0 EXIT 0 0 0 NoVal\n"
+                           "1 0 0 0 0 0 0 1 0 0 1 0020 ffffffff 0 EXIT 0 0 0 NoVal\n";
+  KernelTextReader reader(text, "kernel-1.trace", nullptr);
+  StaticTable t;
+  for (uint32_t x : {0u, 1u}) {
+    BlockText bt;
+    ASSERT_TRUE(reader.next_block(bt));
+    BlockTrace b;
+    parse_block_text(bt, reader.info(), reader.name(), t, b);
+    EXPECT_EQ(b.id, (Dim3{x, 0, 0}));
+    ASSERT_TRUE(b.has_cluster);
+    EXPECT_EQ(b.cluster, (ClusterPlace{{0, 0, 0}, {x, 0, 0}, x}));
+  }
+  const std::string bad = std::string(kHeaderV6) +
+                          "1 0 0 0 0 0 0 1 0 0 1 0010 ffffffff 1 R2 MOV 1 R3 0 0 NoVal\n"
+                          "1 0 0 0 0 0 0 0 0 0 0 0020 ffffffff 0 EXIT 0 0 0 NoVal\n";
+  KernelTextReader bad_reader(bad, "kernel-1.trace", nullptr);
+  BlockText bt;
+  ASSERT_TRUE(bad_reader.next_block(bt));
+  BlockTrace b;
+  try {
+    parse_block_text(bt, bad_reader.info(), bad_reader.name(), t, b);
+    ADD_FAILURE() << "no error";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel-1.trace:13: the cluster fields differ from those of block (1,0,0)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(TextParserV6, MalformedFieldsGiveOneClearError) {
   const std::string cl = "cluster id = 1,0,0\ncluster cta = 1,0,0\ncluster rank = 1\n";
   const std::pair<std::string, const char*> cases[] = {
