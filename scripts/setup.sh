@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
-          libtbb-dev libboost-program-options-dev liblz4-dev liblzma-dev xz-utils
+          libtbb-dev libboost-program-options-dev liblz4-dev liblzma-dev libzstd-dev xz-utils
           libprotobuf-dev protobuf-compiler libgtest-dev libbenchmark-dev gnuplot-nox
           nlohmann-json3-dev libtomlplusplus-dev libcsv-dev slurm-wlm munge)
 

@@ -17,6 +17,7 @@ KernelInfo exported_info(const KernelInfo& in) {
   std::string name = k.source_file;
   if (name.ends_with(".xz")) name.resize(name.size() - 3);
   if (name.ends_with(".trace")) name += "g";
+  if (name.ends_with(".tracez")) name.back() = 'g';
   if (!name.ends_with(".traceg")) name = "kernel-" + std::to_string(k.kernel_id) + ".traceg";
   k.source_file = name;
   k.raw_tracer_output = false;

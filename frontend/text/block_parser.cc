@@ -371,8 +371,9 @@ void parse_raw_block(const BlockText& text, const KernelInfo& k, const std::stri
 
 }  // namespace
 
-void parse_block_text(const BlockText& text, const KernelInfo& k, const std::string& file, StaticTable& table,
+void parse_block_text(const BlockText& text, const KernelInfo& k, const std::string& trace_file, StaticTable& table,
                       BlockTrace& out) {
+  const std::string& file = text.label.empty() ? trace_file : text.label;
   if (text.numbered) {
     parse_raw_block(text, k, file, table, out);
     return;

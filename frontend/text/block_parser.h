@@ -15,6 +15,7 @@ struct BlockText {
   std::string text;         // the lines, '\n'-separated
   uint64_t first_line = 0;  // file line number of the first line (grouped form)
   bool numbered = false;    // raw form: every line starts with its file line number
+  std::string label;        // when set, errors name this instead of the file (.tracez blocks)
 };
 
 // One instruction line, parsed. Reused across lines to avoid allocation.

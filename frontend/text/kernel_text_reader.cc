@@ -8,10 +8,23 @@
 
 namespace lockstep {
 
+namespace {
+
+bool is_tracez(const std::filesystem::path& path) { return path.filename().string().ends_with(".tracez"); }
+
+}  // namespace
+
 KernelTextReader::KernelTextReader(const KernelFileRef& file, const WarningHandler& warn, size_t raw_budget)
-    : lines_(std::make_unique<LineReader>(file.path)), raw_budget_(raw_budget) {
+    : tracez_(is_tracez(file.path) ? std::make_unique<TracezFile>(file.path) : nullptr),
+      lines_(tracez_ ? std::make_unique<LineReader>(tracez_->header_text(), file.path.string())
+                     : std::make_unique<LineReader>(file.path)),
+      raw_budget_(raw_budget) {
   info_.source_file = file.listed_name;
   start(warn);
+  if (tracez_) {
+    if (pending_valid_) throw TraceError(lines_->name() + ": the .tracez header holds a trace line " + quoted_excerpt(pending_));
+    info_.raw_tracer_output = false;
+  }
 }
 
 KernelTextReader::KernelTextReader(std::string_view data, const std::string& name, const WarningHandler& warn,
@@ -33,7 +46,14 @@ void KernelTextReader::start(const WarningHandler& warn) {
 }
 
 bool KernelTextReader::next_block(BlockText& out) {
+  if (tracez_) return next_tracez(out);
   return info_.raw_tracer_output ? next_raw(out) : next_grouped(out);
+}
+
+bool KernelTextReader::next_tracez(BlockText& out) {
+  if (tracez_next_ == tracez_->blocks()) return false;
+  tracez_->block_text(tracez_next_++, out);
+  return true;
 }
 
 bool KernelTextReader::next_grouped(BlockText& out) {
@@ -55,6 +75,7 @@ bool KernelTextReader::next_grouped(BlockText& out) {
   }
   const uint64_t begin_line = lines_->line_number();
   out.text.clear();
+  out.label.clear();
   out.numbered = false;
   out.first_line = begin_line + 1;
   while (lines_->next(line)) {
@@ -135,6 +156,7 @@ bool KernelTextReader::next_raw(BlockText& out) {
   if (raw_next_ == raw_blocks_.end()) return false;
   RawBlock& block = raw_next_->second;
   out.text.clear();
+  out.label.clear();
   out.numbered = true;
   out.first_line = 0;
   for (const Segment& s : block.spilled) {

@@ -6,7 +6,9 @@
 // warp", blocks interleaved in GPU order) is grouped first: lines are
 // appended to per-block buffers, which spill to an anonymous temporary file
 // whenever they exceed the memory budget, so memory stays bounded whatever the
-// file size. Blocks then come out in linear block-index order.
+// file size. Blocks then come out in linear block-index order. Accel-Sim's
+// .tracez files (zstd-compressed, indexed) give their blocks in file order
+// as the text of grouped blocks (TracezFile).
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -16,6 +18,7 @@
 
 #include "frontend/text/block_parser.h"
 #include "frontend/text/line_reader.h"
+#include "frontend/text/tracez_file.h"
 #include "frontend/text/trace_layout.h"
 #include "frontend/trace/kernel_info.h"
 #include "frontend/trace/warnings.h"
@@ -42,7 +45,10 @@ class KernelTextReader {
   bool next_grouped(BlockText& out);
   void group_raw();
   bool next_raw(BlockText& out);
+  bool next_tracez(BlockText& out);
 
+  std::unique_ptr<TracezFile> tracez_;  // a .tracez file: blocks come from its index
+  size_t tracez_next_ = 0;
   std::unique_ptr<LineReader> lines_;
   KernelInfo info_;
   std::string pending_;  // first body line, already consumed from lines_

@@ -40,7 +40,7 @@ bool listed_file_exists(const fs::path& path, const std::string& where) {
 bool is_kernel_trace_file(const fs::path& path) {
   const std::string name = path.filename().string();
   return ends_with(name, ".traceg") || ends_with(name, ".traceg.xz") || ends_with(name, ".trace") ||
-         ends_with(name, ".trace.xz");
+         ends_with(name, ".trace.xz") || ends_with(name, ".tracez");
 }
 
 TextTraceLayout parse_kernelslist(std::string_view text, const std::string& name, const fs::path& dir) {
@@ -63,10 +63,6 @@ TextTraceLayout parse_kernelslist(LineReader& lines, const fs::path& dir) {
       layout.commands.push_back(c);
       continue;
     }
-    if (line.ends_with(".tracez"))
-      throw TraceError(lines.where() + ": " + quoted_excerpt(line) +
-                       " is a .tracez file (Accel-Sim's zstd-compressed form), which lockstep does not read; "
-                       "write text traces with Accel-Sim's post-traces-processing --text");
     KernelFileRef ref;
     ref.listed_name = std::string(line);
     ref.path = dir / ref.listed_name;
@@ -91,10 +87,6 @@ TextTraceLayout resolve_text_trace(const fs::path& input) {
     if (!fs::exists(list)) list = input / "kernelslist";
     if (!fs::exists(list))
       throw TraceError(input.string() + ": no kernelslist.g (or raw kernelslist) in this directory");
-  } else if (input.filename().string().ends_with(".tracez")) {
-    throw TraceError(input.string() +
-                     ": a .tracez file (Accel-Sim's zstd-compressed form), which lockstep does not read; "
-                     "write text traces with Accel-Sim's post-traces-processing --text");
   } else if (is_kernel_trace_file(input)) {
     TextTraceLayout layout;
     layout.source = input.string();

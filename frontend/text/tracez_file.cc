@@ -1,0 +1,178 @@
+#include "frontend/text/tracez_file.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "frontend/trace/trace_error.h"
+
+namespace lockstep {
+namespace {
+
+constexpr size_t kMaxHeaderBytes = size_t(1) << 20;
+// A sub-chunk's lines, decompressed (Accel-Sim writes 2,048 instructions).
+constexpr uint64_t kMaxSubchunkBytes = uint64_t(1) << 30;
+
+uint32_t le32(const unsigned char* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
+uint64_t le64(const unsigned char* p) { return uint64_t(le32(p)) | uint64_t(le32(p + 4)) << 32; }
+
+void append_dim(std::string& s, const char* key, const uint32_t* v) {
+  s.append(key);
+  s.append(std::to_string(v[0])).push_back(',');
+  s.append(std::to_string(v[1])).push_back(',');
+  s.append(std::to_string(v[2])).push_back('\n');
+}
+
+}  // namespace
+
+TracezFile::TracezFile(const std::filesystem::path& path) : name_(path.string()) {
+  file_ = std::fopen(path.c_str(), "rb");
+  if (!file_) throw TraceError(name_ + ": cannot open: " + std::strerror(errno));
+  if (fseeko(file_, 0, SEEK_END) != 0) fail("cannot seek");
+  size_ = uint64_t(ftello(file_));
+  // The header: text up to the first NUL byte.
+  std::string head(std::min<uint64_t>(size_, kMaxHeaderBytes + 1), '\0');
+  read_at(0, head.data(), head.size(), "kernel header");
+  const size_t nul = head.find('\0');
+  if (nul == std::string::npos) fail("no NUL byte ends the kernel header in its first 1 MB: not a .tracez file");
+  header_ = head.substr(0, nul);
+  uint64_t at = nul + 1;
+  const uint32_t dict_size = u32_at(at, "dictionary size");
+  at += 8;  // the dictionary size and the sub-chunk length
+  if (dict_size > size_ - std::min(size_, at)) fail("dictionary of " + std::to_string(dict_size) + " bytes runs past the end");
+  dctx_ = ZSTD_createDCtx();
+  if (!dctx_) fail("cannot create a zstd decoder");
+  if (dict_size > 0) {
+    std::string dict(dict_size, '\0');
+    read_at(at, dict.data(), dict.size(), "dictionary");
+    ddict_ = ZSTD_createDDict(dict.data(), dict.size());
+    if (!ddict_) fail("bad zstd dictionary");
+  }
+  at += dict_size;
+  if (size_ < at + 8) fail("file ends before its index (truncated?)");
+  unsigned char tail[8];
+  read_at(size_ - 8, tail, 8, "index offset");
+  read_index(le64(tail), at);
+}
+
+TracezFile::~TracezFile() {
+  if (ddict_) ZSTD_freeDDict(ddict_);
+  if (dctx_) ZSTD_freeDCtx(dctx_);
+  if (file_) std::fclose(file_);
+}
+
+void TracezFile::fail(const std::string& what) const { throw TraceError(name_ + ": " + what); }
+
+void TracezFile::read_at(uint64_t offset, void* out, size_t bytes, const char* what) {
+  if (offset > size_ || bytes > size_ - offset)
+    fail(std::string(what) + " at byte " + std::to_string(offset) + " runs past the end of the file (truncated?)");
+  if (fseeko(file_, off_t(offset), SEEK_SET) != 0 || std::fread(out, 1, bytes, file_) != bytes)
+    fail(std::string("cannot read the ") + what + " at byte " + std::to_string(offset));
+}
+
+uint32_t TracezFile::u32_at(uint64_t offset, const char* what) {
+  unsigned char b[4];
+  read_at(offset, b, 4, what);
+  return le32(b);
+}
+
+void TracezFile::read_index(uint64_t index_offset, uint64_t data_begin) {
+  if (index_offset < data_begin || index_offset > size_ - 8)
+    fail("index offset " + std::to_string(index_offset) + " outside the file's data (" + std::to_string(data_begin) +
+         " to " + std::to_string(size_ - 8) + " bytes)");
+  std::string raw(size_ - 8 - index_offset, '\0');
+  read_at(index_offset, raw.data(), raw.size(), "index");
+  const auto* p = reinterpret_cast<const unsigned char*>(raw.data());
+  size_t pos = 0;
+  auto take = [&](size_t bytes, const char* what) {
+    if (raw.size() - pos < bytes) fail(std::string("index ends inside ") + what + " (truncated?)");
+    const unsigned char* at = p + pos;
+    pos += bytes;
+    return at;
+  };
+  const uint32_t nb = le32(take(4, "the block count"));
+  if (nb > (raw.size() - pos) / 44) fail("index claims " + std::to_string(nb) + " blocks in " + std::to_string(raw.size()) + " bytes");
+  index_.resize(nb);
+  for (uint32_t b = 0; b < nb; ++b) {
+    Block& blk = index_[b];
+    const unsigned char* f = take(44, "a block record");
+    for (int i = 0; i < 3; ++i) blk.id[i] = le32(f + 4 * i);
+    for (int i = 0; i < 7; ++i) blk.cluster[i] = le32(f + 12 + 4 * i);
+    const uint32_t nw = le32(f + 40);
+    if (nw > (raw.size() - pos) / 16)
+      fail("block " + std::to_string(b) + " of the index claims " + std::to_string(nw) + " warps");
+    blk.warps.resize(nw);
+    for (Warp& w : blk.warps) {
+      const unsigned char* r = take(16, "a warp record");
+      w.insts = le32(r);
+      const uint32_t ns = le32(r + 4);
+      w.offset = le64(r + 8);
+      if (ns > (raw.size() - pos) / 4) fail("a warp of block " + std::to_string(b) + " claims " + std::to_string(ns) + " sub-chunks");
+      if (w.offset < data_begin || w.offset >= index_offset)
+        fail("a warp of block " + std::to_string(b) + " starts at byte " + std::to_string(w.offset) +
+             ", outside the file's data");
+      w.subchunk_insts.resize(ns);
+      uint64_t sum = 0;
+      for (uint32_t& n : w.subchunk_insts) sum += n = le32(take(4, "a sub-chunk count"));
+      if (sum != w.insts)
+        fail("a warp of block " + std::to_string(b) + " has " + std::to_string(w.insts) + " instructions but its sub-chunks " +
+             std::to_string(sum));
+    }
+  }
+  if (pos != raw.size()) fail(std::to_string(raw.size() - pos) + " bytes after the index's last record");
+}
+
+void TracezFile::append_warp_lines(const Block& b, size_t w, std::string& text) {
+  const Warp& warp = b.warps[w];
+  const std::string where = "block (" + std::to_string(b.id[0]) + "," + std::to_string(b.id[1]) + "," +
+                            std::to_string(b.id[2]) + ") warp " + std::to_string(w) + ": ";
+  uint64_t at = warp.offset;
+  if (u32_at(at, "warp header") != warp.insts || u32_at(at + 4, "warp header") != warp.subchunk_insts.size())
+    fail(where + "its data's header disagrees with the index");
+  at += 8;
+  for (size_t s = 0; s < warp.subchunk_insts.size(); ++s) {
+    const uint32_t csize = u32_at(at, "sub-chunk size");
+    at += 4;
+    compressed_.resize(csize);
+    read_at(at, compressed_.data(), csize, "sub-chunk");
+    at += csize;
+    const unsigned long long n = ZSTD_getFrameContentSize(compressed_.data(), compressed_.size());
+    if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN || n > kMaxSubchunkBytes)
+      fail(where + "sub-chunk " + std::to_string(s) + " is not a zstd frame with its size");
+    plain_.resize(size_t(n));
+    const size_t got = ddict_ ? ZSTD_decompress_usingDDict(dctx_, plain_.data(), plain_.size(), compressed_.data(),
+                                                           compressed_.size(), ddict_)
+                              : ZSTD_decompressDCtx(dctx_, plain_.data(), plain_.size(), compressed_.data(),
+                                                    compressed_.size());
+    if (ZSTD_isError(got)) fail(where + "sub-chunk " + std::to_string(s) + ": " + ZSTD_getErrorName(got));
+    if (got != n) fail(where + "sub-chunk " + std::to_string(s) + " decompresses short");
+    const uint32_t lines = n == 0 ? 0 : uint32_t(std::count(plain_.begin(), plain_.end(), '\n') + (plain_.back() != '\n'));
+    if (lines != warp.subchunk_insts[s])
+      fail(where + "sub-chunk " + std::to_string(s) + " holds " + std::to_string(lines) + " lines where the index says " +
+           std::to_string(warp.subchunk_insts[s]));
+    text.append(plain_);
+    if (!plain_.empty() && plain_.back() != '\n') text.push_back('\n');
+  }
+}
+
+void TracezFile::block_text(size_t i, BlockText& out) {
+  const Block& b = index_.at(i);
+  std::string& text = out.text;
+  text.clear();
+  out.numbered = false;
+  out.first_line = 1;
+  append_dim(text, "thread block = ", b.id);
+  append_dim(text, "cluster id = ", b.cluster);
+  append_dim(text, "cluster cta = ", b.cluster + 3);
+  text.append("cluster rank = ").append(std::to_string(b.cluster[6])).push_back('\n');
+  for (size_t w = 0; w < b.warps.size(); ++w) {
+    text.append("warp = ").append(std::to_string(w)).push_back('\n');
+    text.append("insts = ").append(std::to_string(b.warps[w].insts)).push_back('\n');
+    append_warp_lines(b, w, text);
+  }
+  out.label = name_ + " (block " + std::to_string(b.id[0]) + "," + std::to_string(b.id[1]) + "," +
+              std::to_string(b.id[2]) + " as .traceg text)";
+}
+
+}  // namespace lockstep
