@@ -84,13 +84,14 @@ wait_jobs gtest_summary
 
 step "Fuzzing (${FUZZ_SECONDS}s per target)"
 seeds=build-asan/fuzz-seeds
-rm -rf "$seeds" && mkdir -p "$seeds/text_parser" "$seeds/container_reader"
+rm -rf "$seeds" && mkdir -p "$seeds/text_parser" "$seeds/container_reader" "$seeds/tracez"
 ./build/lockstep gen reduce -o "$seeds/gen" --size 2K --quiet
 cp "$seeds/gen/kernel-1.traceg" "$seeds/text_parser/"
+./build-asan/tests/fuzz/make_tracez_seed "$seeds/gen/kernel-1.traceg" "$seeds/tracez/kernel-1.tracez"
 ./build/lockstep convert "$seeds/gen" -o "$seeds/container_reader/reduce.lst" --quiet
 ./build/lockstep convert "$seeds/gen" -o "$seeds/container_reader/reduce-v2.lst" --quiet --format-version 2
 # The targets fuzz side by side, each for FUZZ_SECONDS.
-for target in text_parser container_reader; do
+for target in text_parser container_reader tracez; do
   mkdir -p "build-asan/fuzz-corpus/$target"
   start_job "fuzz_$target" "build-asan/fuzz-$target.log" \
     ./build-asan/tests/fuzz/fuzz_$target -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -max_len=65536 \

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "frontend/text/line_reader.h"
 #include "frontend/trace/trace_error.h"
 
 namespace lockstep {
@@ -27,10 +28,19 @@ void append_dim(std::string& s, const char* key, const uint32_t* v) {
 }  // namespace
 
 TracezFile::TracezFile(const std::filesystem::path& path) : name_(path.string()) {
-  file_ = std::fopen(path.c_str(), "rb");
+  file_.reset(std::fopen(path.c_str(), "rb"));
   if (!file_) throw TraceError(name_ + ": cannot open: " + std::strerror(errno));
-  if (fseeko(file_, 0, SEEK_END) != 0) fail("cannot seek");
-  size_ = uint64_t(ftello(file_));
+  if (fseeko(file_.get(), 0, SEEK_END) != 0) fail("cannot seek");
+  size_ = uint64_t(ftello(file_.get()));
+  open();
+}
+
+TracezFile::TracezFile(std::string bytes, std::string name) : name_(std::move(name)), bytes_(std::move(bytes)) {
+  size_ = bytes_.size();
+  open();
+}
+
+void TracezFile::open() {
   // The header: text up to the first NUL byte.
   std::string head(std::min<uint64_t>(size_, kMaxHeaderBytes + 1), '\0');
   read_at(0, head.data(), head.size(), "kernel header");
@@ -41,12 +51,12 @@ TracezFile::TracezFile(const std::filesystem::path& path) : name_(path.string())
   const uint32_t dict_size = u32_at(at, "dictionary size");
   at += 8;  // the dictionary size and the sub-chunk length
   if (dict_size > size_ - std::min(size_, at)) fail("dictionary of " + std::to_string(dict_size) + " bytes runs past the end");
-  dctx_ = ZSTD_createDCtx();
+  dctx_.reset(ZSTD_createDCtx());
   if (!dctx_) fail("cannot create a zstd decoder");
   if (dict_size > 0) {
     std::string dict(dict_size, '\0');
     read_at(at, dict.data(), dict.size(), "dictionary");
-    ddict_ = ZSTD_createDDict(dict.data(), dict.size());
+    ddict_.reset(ZSTD_createDDict(dict.data(), dict.size()));
     if (!ddict_) fail("bad zstd dictionary");
   }
   at += dict_size;
@@ -56,18 +66,22 @@ TracezFile::TracezFile(const std::filesystem::path& path) : name_(path.string())
   read_index(le64(tail), at);
 }
 
-TracezFile::~TracezFile() {
-  if (ddict_) ZSTD_freeDDict(ddict_);
-  if (dctx_) ZSTD_freeDCtx(dctx_);
-  if (file_) std::fclose(file_);
-}
+TracezFile::~TracezFile() = default;
+
+void TracezFile::CloseFile::operator()(std::FILE* f) const { std::fclose(f); }
+void TracezFile::FreeDCtx::operator()(ZSTD_DCtx_s* d) const { ZSTD_freeDCtx(d); }
+void TracezFile::FreeDDict::operator()(ZSTD_DDict_s* d) const { ZSTD_freeDDict(d); }
 
 void TracezFile::fail(const std::string& what) const { throw TraceError(name_ + ": " + what); }
 
 void TracezFile::read_at(uint64_t offset, void* out, size_t bytes, const char* what) {
   if (offset > size_ || bytes > size_ - offset)
     fail(std::string(what) + " at byte " + std::to_string(offset) + " runs past the end of the file (truncated?)");
-  if (fseeko(file_, off_t(offset), SEEK_SET) != 0 || std::fread(out, 1, bytes, file_) != bytes)
+  if (!file_) {
+    std::memcpy(out, bytes_.data() + offset, bytes);
+    return;
+  }
+  if (fseeko(file_.get(), off_t(offset), SEEK_SET) != 0 || std::fread(out, 1, bytes, file_.get()) != bytes)
     fail(std::string("cannot read the ") + what + " at byte " + std::to_string(offset));
 }
 
@@ -134,16 +148,24 @@ void TracezFile::append_warp_lines(const Block& b, size_t w, std::string& text) 
   for (size_t s = 0; s < warp.subchunk_insts.size(); ++s) {
     const uint32_t csize = u32_at(at, "sub-chunk size");
     at += 4;
+    if (csize > size_ - at) fail(where + "sub-chunk " + std::to_string(s) + " of " + std::to_string(csize) + " bytes runs past the end of the file");
     compressed_.resize(csize);
     read_at(at, compressed_.data(), csize, "sub-chunk");
     at += csize;
     const unsigned long long n = ZSTD_getFrameContentSize(compressed_.data(), compressed_.size());
-    if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN || n > kMaxSubchunkBytes)
+    if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN)
       fail(where + "sub-chunk " + std::to_string(s) + " is not a zstd frame with its size");
+    // Lines of at most kMaxLineBytes each (as in text files), 1 GB in all,
+    // and no more than the frame's blocks can hold (each of at least 3 bytes
+    // gives at most 128 KB), so a damaged size allocates nothing large.
+    if (n > kMaxSubchunkBytes || n > (uint64_t(warp.subchunk_insts[s]) + 1) * LineReader::kMaxLineBytes ||
+        n > (uint64_t(csize) / 3 + 1) * (uint64_t(128) << 10))
+      fail(where + "sub-chunk " + std::to_string(s) + " claims " + std::to_string(n) + " bytes for " +
+           std::to_string(warp.subchunk_insts[s]) + " lines");
     plain_.resize(size_t(n));
-    const size_t got = ddict_ ? ZSTD_decompress_usingDDict(dctx_, plain_.data(), plain_.size(), compressed_.data(),
-                                                           compressed_.size(), ddict_)
-                              : ZSTD_decompressDCtx(dctx_, plain_.data(), plain_.size(), compressed_.data(),
+    const size_t got = ddict_ ? ZSTD_decompress_usingDDict(dctx_.get(), plain_.data(), plain_.size(), compressed_.data(),
+                                                           compressed_.size(), ddict_.get())
+                              : ZSTD_decompressDCtx(dctx_.get(), plain_.data(), plain_.size(), compressed_.data(),
                                                     compressed_.size());
     if (ZSTD_isError(got)) fail(where + "sub-chunk " + std::to_string(s) + ": " + ZSTD_getErrorName(got));
     if (got != n) fail(where + "sub-chunk " + std::to_string(s) + " decompresses short");

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ namespace lockstep {
 class TracezFile {
  public:
   explicit TracezFile(const std::filesystem::path& path);
+  // A .tracez held in memory (tests, fuzzing), named `name` in errors.
+  TracezFile(std::string bytes, std::string name);
   ~TracezFile();
   TracezFile(const TracezFile&) = delete;
   TracezFile& operator=(const TracezFile&) = delete;
@@ -58,19 +61,32 @@ class TracezFile {
     std::vector<Warp> warps;
   };
 
+  void open();
   [[noreturn]] void fail(const std::string& what) const;
   void read_at(uint64_t offset, void* out, size_t bytes, const char* what);
   uint32_t u32_at(uint64_t offset, const char* what);
   void read_index(uint64_t index_offset, uint64_t data_begin);
   void append_warp_lines(const Block& b, size_t w, std::string& text);
 
+  // Owners that also free what a constructor that throws has made.
+  struct CloseFile {
+    void operator()(std::FILE* f) const;
+  };
+  struct FreeDCtx {
+    void operator()(ZSTD_DCtx_s* d) const;
+  };
+  struct FreeDDict {
+    void operator()(ZSTD_DDict_s* d) const;
+  };
+
   std::string name_;
-  std::FILE* file_ = nullptr;
+  std::unique_ptr<std::FILE, CloseFile> file_;  // or, held in memory:
+  std::string bytes_;
   uint64_t size_ = 0;
   std::string header_;
   std::vector<Block> index_;
-  ZSTD_DCtx_s* dctx_ = nullptr;
-  ZSTD_DDict_s* ddict_ = nullptr;
+  std::unique_ptr<ZSTD_DCtx_s, FreeDCtx> dctx_;
+  std::unique_ptr<ZSTD_DDict_s, FreeDDict> ddict_;
   std::string compressed_;
   std::string plain_;
 };
