@@ -263,14 +263,52 @@ class BlockBuilder {
       w.push(id, p.mask);
     }
   }
+  // Adds a line to warp `w`. The tracer writes an LDGSTS as two lines, its
+  // shared-memory operand's addresses and then its global operand's, next to
+  // each other in the warp's stream; Accel-Sim's post-processing keeps the
+  // second. So an LDGSTS line waits until the warp's next line: one with the
+  // same PC and mask is its second half and replaces it.
+  void add(WarpTrace& w, const ParsedLine& p) {
+    const bool ldgsts = table_.opcode(p.st.opcode_id).starts_with("LDGSTS") &&
+                        (table_.opcode(p.st.opcode_id).size() == 6 || table_.opcode(p.st.opcode_id)[6] == '.');
+    for (size_t i = 0; i < held_.size(); ++i) {
+      if (held_[i].warp_id != w.warp_id) continue;
+      const bool pair = ldgsts && held_[i].line.st.pc == p.st.pc && held_[i].line.mask == p.mask;
+      if (!pair) append(w, held_[i].line);
+      held_.erase(held_.begin() + std::ptrdiff_t(i));
+      if (pair) {
+        append(w, p);
+        return;
+      }
+      break;
+    }
+    if (ldgsts) {
+      held_.push_back({w.warp_id, p});
+      return;
+    }
+    append(w, p);
+  }
+  // Appends the LDGSTS lines still waiting (at the block's end).
+  void flush() {
+    for (const Held& h : held_)
+      for (WarpTrace& w : out_.warps)
+        if (w.warp_id == h.warp_id) append(w, h.line);
+    held_.clear();
+  }
   WarpTrace* current() { return current_; }
 
  private:
+  struct Held {
+    uint32_t warp_id;
+    ParsedLine line;
+  };
+
   const KernelInfo& k_;
   const std::string& file_;
   StaticTable& table_;
   BlockTrace& out_;
   WarpTrace* current_ = nullptr;
+  std::vector<Held> held_;
 };
 
 bool parse_block_id(std::string_view value, Dim3& id) {
@@ -363,8 +401,9 @@ void parse_raw_block(const BlockText& text, const KernelInfo& k, const std::stri
     } else if (p.has_cluster && !(p.cluster == out.cluster)) {
       fail(file, line_no, "the cluster fields differ from those of block " + id.str() + "'s first line");
     }
-    builder.append(builder.warp(p.warp, line_no), p);
+    builder.add(builder.warp(p.warp, line_no), p);
   }
+  builder.flush();
   std::sort(out.warps.begin(), out.warps.end(),
             [](const WarpTrace& a, const WarpTrace& b) { return a.warp_id < b.warp_id; });
 }
@@ -385,13 +424,13 @@ void parse_block_text(const BlockText& text, const KernelInfo& k, const std::str
   uint64_t expected = 0;
   uint64_t expected_line = 0;
   bool have_expected = false;
-  auto check_count = [&](uint64_t line_no) {
+  uint64_t lines = 0;  // the current warp's instruction lines ("insts =" counts lines: both LDGSTS halves)
+  auto check_count = [&] {
     WarpTrace* w = builder.current();
-    if (w && have_expected && w->insts.size() != expected)
+    if (w && have_expected && lines != expected)
       fail(file, expected_line,
            "warp " + std::to_string(w->warp_id) + " declares insts = " + std::to_string(expected) + " but has " +
-               std::to_string(w->insts.size()) + " instructions");
-    (void)line_no;
+               std::to_string(lines) + " instructions");
   };
   uint64_t line_no = text.first_line;
   std::string_view rest = text.text;
@@ -409,7 +448,8 @@ void parse_block_text(const BlockText& text, const KernelInfo& k, const std::str
     } else if (line.starts_with("cluster ")) {
       cluster.read(line, file, line_no, have_id && !builder.current());
     } else if (split_assignment(line, "warp", value)) {
-      check_count(line_no);
+      check_count();
+      lines = 0;
       uint32_t w = 0;
       if (!parse_dec_u32(value, w)) fail(file, line_no, "bad warp id " + quoted_excerpt(value));
       builder.new_warp(w, line_no);
@@ -431,10 +471,12 @@ void parse_block_text(const BlockText& text, const KernelInfo& k, const std::str
         fail(file, line_no, "line prefix names block (" + std::to_string(p.block[0]) + "," + std::to_string(p.block[1]) +
                                 "," + std::to_string(p.block[2]) + ") warp " + std::to_string(p.warp) +
                                 " inside block " + out.id.str() + " warp " + std::to_string(w->warp_id));
-      builder.append(*w, p);
+      builder.add(*w, p);
+      ++lines;
     }
   }
-  check_count(line_no);
+  check_count();
+  builder.flush();
   if (!have_id) fail(file, text.first_line, "thread block without a 'thread block =' line");
   cluster.finish(out, file, text.first_line);
 }

@@ -205,6 +205,59 @@ TEST(TextParser, RawTracerOutputIsGroupedByBlockAndWarpEvenWhenSpilled) {
   }
 }
 
+// The tracer writes an LDGSTS as two adjacent lines of its warp: the shared
+// operand's addresses, then the global operand's. They make one instruction
+// with the global addresses (as Accel-Sim's post-processing keeps the second);
+// an LDGSTS line without its pair (traces already post-processed) stays.
+TEST(TextParser, LdgstsLinePairsAreOneInstruction) {
+  auto lanes_of = [](const WarpTrace& w, const StaticTable& t, size_t i) {
+    LaneBuffer buf;
+    auto a = w.lane_addresses(w.insts.at(i), t, buf);
+    return std::vector<uint64_t>(a.begin(), a.end());
+  };
+  StaticTable t;
+  const BlockTrace b = parse_one(
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 6\n"
+      "0010 00000003 0 LDGSTS.E.BYPASS.128 2 R3 R4 16 1 0x400 16 0\n"   // shared half
+      "0010 00000003 0 LDGSTS.E.BYPASS.128 2 R3 R4 16 1 0x7f0000 16 0\n"  // global half
+      "0020 00000003 0 LDGSTS.E.BYPASS.128 2 R3 R4 16 1 0x7f1000 16 0\n"  // alone (post-processed)
+      "0030 00000003 0 LDGSTS.E.BYPASS.128 2 R3 R4 16 1 0x7f2000 16 0\n"  // alone, a different PC
+      "0040 00000003 0 ARRIVES.LDGSTSBAR.64 1 R4 0 0\n"
+      "0050 00000003 0 LDGSTS.E.BYPASS.128 2 R3 R4 16 1 0x7f3000 16 0\n"  // alone, the warp's last
+      "#END_TB\n",
+      t);
+  const WarpTrace& w = b.warps.at(0);
+  ASSERT_EQ(w.insts.size(), 5u);
+  EXPECT_EQ(lanes_of(w, t, 0), (std::vector<uint64_t>{0x7f0000, 0x7f0010}));
+  EXPECT_EQ(lanes_of(w, t, 1), (std::vector<uint64_t>{0x7f1000, 0x7f1010}));
+  EXPECT_EQ(lanes_of(w, t, 2), (std::vector<uint64_t>{0x7f2000, 0x7f2010}));
+  EXPECT_EQ(t.opcode_of(w.insts[3].static_id), "ARRIVES.LDGSTSBAR.64");
+  EXPECT_EQ(lanes_of(w, t, 4), (std::vector<uint64_t>{0x7f3000, 0x7f3010}));
+
+  // Raw output: the halves of two warps interleave; each warp pairs its own.
+  const char* header =
+      "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (64,1,1)\n-accelsim tracer version = 5\n"
+      "-enable lineinfo = 0\n\n";
+  const std::string raw = std::string(header) +
+                          "0 0 0 0 0010 00000001 0 LDGSTS.E 2 R3 R4 4 1 0x400 4 0\n"
+                          "0 0 0 1 0010 00000001 0 LDGSTS.E 2 R3 R4 4 1 0x480 4 0\n"
+                          "0 0 0 0 0010 00000001 0 LDGSTS.E 2 R3 R4 4 1 0x7f0000 4 0\n"
+                          "0 0 0 1 0010 00000001 0 LDGSTS.E 2 R3 R4 4 1 0x7f8000 4 0\n"
+                          "0 0 0 0 0020 ffffffff 0 EXIT 0 0 0\n"
+                          "0 0 0 1 0020 ffffffff 0 EXIT 0 0 0\n";
+  KernelTextReader reader(raw, "kernel-1.trace", nullptr);
+  BlockText bt;
+  ASSERT_TRUE(reader.next_block(bt));
+  BlockTrace rb;
+  StaticTable rt;
+  parse_block_text(bt, reader.info(), reader.name(), rt, rb);
+  ASSERT_EQ(rb.warps.size(), 2u);
+  for (const WarpTrace& rw : rb.warps) {
+    ASSERT_EQ(rw.insts.size(), 2u);
+    EXPECT_EQ(lanes_of(rw, rt, 0), (std::vector<uint64_t>{rw.warp_id == 0 ? 0x7f0000u : 0x7f8000u}));
+  }
+}
+
 // Bad input: each case names the file and line and never crashes.
 struct BadCase {
   const char* name;
