@@ -76,7 +76,6 @@ bool plausible_opcode(std::string_view t) {
   });
 }
 
-
 // The opcode's first part ("HGMMA" of "HGMMA.64x128x16.F32").
 std::string_view base_opcode(std::string_view opcode) { return opcode.substr(0, opcode.find('.')); }
 
@@ -148,6 +147,7 @@ void read_v6_tail(LineFields& f, StaticInstruction& st) {
     f.fail_here("expected Val or NoVal after the immediates, got " + quoted_excerpt(marker));
   }
 }
+
 }  // namespace
 
 void parse_instruction_line(std::string_view line, const KernelInfo& k, StaticTable& table, ParsedLine& out,
@@ -269,8 +269,7 @@ class BlockBuilder {
   // second. So an LDGSTS line waits until the warp's next line: one with the
   // same PC and mask is its second half and replaces it.
   void add(WarpTrace& w, const ParsedLine& p) {
-    const bool ldgsts = table_.opcode(p.st.opcode_id).starts_with("LDGSTS") &&
-                        (table_.opcode(p.st.opcode_id).size() == 6 || table_.opcode(p.st.opcode_id)[6] == '.');
+    const bool ldgsts = is_ldgsts(p.st.opcode_id);
     for (size_t i = 0; i < held_.size(); ++i) {
       if (held_[i].warp_id != w.warp_id) continue;
       const bool pair = ldgsts && held_[i].line.st.pc == p.st.pc && held_[i].line.mask == p.mask;
@@ -298,6 +297,12 @@ class BlockBuilder {
   WarpTrace* current() { return current_; }
 
  private:
+  bool is_ldgsts(uint32_t opcode_id) {
+    if (opcode_id >= ldgsts_.size()) ldgsts_.resize(opcode_id + 1, -1);
+    if (ldgsts_[opcode_id] < 0) ldgsts_[opcode_id] = base_opcode(table_.opcode(opcode_id)) == "LDGSTS";
+    return ldgsts_[opcode_id];
+  }
+
   struct Held {
     uint32_t warp_id;
     ParsedLine line;
@@ -309,6 +314,7 @@ class BlockBuilder {
   BlockTrace& out_;
   WarpTrace* current_ = nullptr;
   std::vector<Held> held_;
+  std::vector<int8_t> ldgsts_;  // per opcode id: 1 LDGSTS, 0 not, -1 not looked at yet
 };
 
 bool parse_block_id(std::string_view value, Dim3& id) {
@@ -335,7 +341,6 @@ bool split_assignment(std::string_view line, std::string_view key, std::string_v
   value = trim(rest.substr(1));
   return true;
 }
-
 
 // The "cluster id = x,y,z", "cluster cta = x,y,z" and "cluster rank = r"
 // lines of a block (version 6 traces), between its "thread block" line and
