@@ -50,11 +50,7 @@ bool KernelTextReader::next_block(BlockText& out) {
   return info_.raw_tracer_output ? next_raw(out) : next_grouped(out);
 }
 
-bool KernelTextReader::next_tracez(BlockText& out) {
-  if (tracez_next_ == tracez_->blocks()) return false;
-  tracez_->block_text(tracez_next_++, out);
-  return true;
-}
+bool KernelTextReader::next_tracez(BlockText& out) { return tracez_->next_block(out); }
 
 bool KernelTextReader::next_grouped(BlockText& out) {
   std::string_view line;

@@ -48,7 +48,6 @@ class KernelTextReader {
   bool next_tracez(BlockText& out);
 
   std::unique_ptr<TracezFile> tracez_;  // a .tracez file: blocks come from its index
-  size_t tracez_next_ = 0;
   std::unique_ptr<LineReader> lines_;
   KernelInfo info_;
   std::string pending_;  // first body line, already consumed from lines_

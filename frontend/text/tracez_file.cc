@@ -61,9 +61,17 @@ void TracezFile::open() {
   }
   at += dict_size;
   if (size_ < at + 8) fail("file ends before its index (truncated?)");
+  data_begin_ = at;
   unsigned char tail[8];
   read_at(size_ - 8, tail, 8, "index offset");
-  read_index(le64(tail), at);
+  index_begin_ = le64(tail);
+  if (index_begin_ < data_begin_ || index_begin_ > size_ - 8 - 4)
+    fail("index offset " + std::to_string(index_begin_) + " outside the file's data (" + std::to_string(data_begin_) +
+         " to " + std::to_string(size_ - 8) + " bytes)");
+  blocks_ = u32_at(index_begin_, "block count");
+  index_at_ = index_begin_ + 4;
+  if (blocks_ > (size_ - 8 - index_at_) / 44)
+    fail("index claims " + std::to_string(blocks_) + " blocks in " + std::to_string(size_ - 8 - index_begin_) + " bytes");
 }
 
 TracezFile::~TracezFile() = default;
@@ -91,50 +99,43 @@ uint32_t TracezFile::u32_at(uint64_t offset, const char* what) {
   return le32(b);
 }
 
-void TracezFile::read_index(uint64_t index_offset, uint64_t data_begin) {
-  if (index_offset < data_begin || index_offset > size_ - 8)
-    fail("index offset " + std::to_string(index_offset) + " outside the file's data (" + std::to_string(data_begin) +
-         " to " + std::to_string(size_ - 8) + " bytes)");
-  std::string raw(size_ - 8 - index_offset, '\0');
-  read_at(index_offset, raw.data(), raw.size(), "index");
-  const auto* p = reinterpret_cast<const unsigned char*>(raw.data());
-  size_t pos = 0;
-  auto take = [&](size_t bytes, const char* what) {
-    if (raw.size() - pos < bytes) fail(std::string("index ends inside ") + what + " (truncated?)");
-    const unsigned char* at = p + pos;
-    pos += bytes;
-    return at;
-  };
-  const uint32_t nb = le32(take(4, "the block count"));
-  if (nb > (raw.size() - pos) / 44) fail("index claims " + std::to_string(nb) + " blocks in " + std::to_string(raw.size()) + " bytes");
-  index_.resize(nb);
-  for (uint32_t b = 0; b < nb; ++b) {
-    Block& blk = index_[b];
-    const unsigned char* f = take(44, "a block record");
-    for (int i = 0; i < 3; ++i) blk.id[i] = le32(f + 4 * i);
-    for (int i = 0; i < 7; ++i) blk.cluster[i] = le32(f + 12 + 4 * i);
-    const uint32_t nw = le32(f + 40);
-    if (nw > (raw.size() - pos) / 16)
-      fail("block " + std::to_string(b) + " of the index claims " + std::to_string(nw) + " warps");
-    blk.warps.resize(nw);
-    for (Warp& w : blk.warps) {
-      const unsigned char* r = take(16, "a warp record");
-      w.insts = le32(r);
-      const uint32_t ns = le32(r + 4);
-      w.offset = le64(r + 8);
-      if (ns > (raw.size() - pos) / 4) fail("a warp of block " + std::to_string(b) + " claims " + std::to_string(ns) + " sub-chunks");
-      if (w.offset < data_begin || w.offset >= index_offset)
-        fail("a warp of block " + std::to_string(b) + " starts at byte " + std::to_string(w.offset) +
-             ", outside the file's data");
-      w.subchunk_insts.resize(ns);
+void TracezFile::read_block_record(Block& b) {
+  const uint64_t end = size_ - 8;
+  const std::string which = "block record " + std::to_string(next_) + " of the index";
+  unsigned char f[44];
+  if (end - index_at_ < 44) fail("index ends inside " + which + " (truncated?)");
+  read_at(index_at_, f, 44, "block record");
+  index_at_ += 44;
+  for (int i = 0; i < 3; ++i) b.id[i] = le32(f + 4 * i);
+  for (int i = 0; i < 7; ++i) b.cluster[i] = le32(f + 12 + 4 * i);
+  const uint32_t nw = le32(f + 40);
+  if (nw > (end - index_at_) / 16) fail(which + " claims " + std::to_string(nw) + " warps");
+  b.warps.resize(nw);
+  for (Warp& w : b.warps) {
+    unsigned char r[16];
+    read_at(index_at_, r, 16, "warp record");
+    index_at_ += 16;
+    w.insts = le32(r);
+    const uint32_t ns = le32(r + 4);
+    w.offset = le64(r + 8);
+    if (ns > (end - index_at_) / 4) fail("a warp of " + which + " claims " + std::to_string(ns) + " sub-chunks");
+    if (w.offset < data_begin_ || w.offset >= index_begin_)
+      fail("a warp of " + which + " starts at byte " + std::to_string(w.offset) + ", outside the file's data");
+    w.subchunk_insts.resize(ns);
+    if (ns > 0) {
+      std::string counts(size_t(ns) * 4, '\0');
+      read_at(index_at_, counts.data(), counts.size(), "sub-chunk counts");
+      index_at_ += counts.size();
       uint64_t sum = 0;
-      for (uint32_t& n : w.subchunk_insts) sum += n = le32(take(4, "a sub-chunk count"));
+      for (uint32_t k = 0; k < ns; ++k)
+        sum += w.subchunk_insts[k] = le32(reinterpret_cast<const unsigned char*>(counts.data()) + 4 * k);
       if (sum != w.insts)
-        fail("a warp of block " + std::to_string(b) + " has " + std::to_string(w.insts) + " instructions but its sub-chunks " +
+        fail("a warp of " + which + " has " + std::to_string(w.insts) + " instructions but its sub-chunks " +
              std::to_string(sum));
+    } else if (w.insts != 0) {
+      fail("a warp of " + which + " has " + std::to_string(w.insts) + " instructions but no sub-chunk");
     }
   }
-  if (pos != raw.size()) fail(std::to_string(raw.size() - pos) + " bytes after the index's last record");
 }
 
 void TracezFile::append_warp_lines(const Block& b, size_t w, std::string& text) {
@@ -178,8 +179,14 @@ void TracezFile::append_warp_lines(const Block& b, size_t w, std::string& text) 
   }
 }
 
-void TracezFile::block_text(size_t i, BlockText& out) {
-  const Block& b = index_.at(i);
+bool TracezFile::next_block(BlockText& out) {
+  if (next_ == blocks_) {
+    if (index_at_ != size_ - 8) fail(std::to_string(size_ - 8 - index_at_) + " bytes after the index's last record");
+    return false;
+  }
+  read_block_record(block_);
+  ++next_;
+  const Block& b = block_;
   std::string& text = out.text;
   text.clear();
   out.numbered = false;
@@ -195,6 +202,7 @@ void TracezFile::block_text(size_t i, BlockText& out) {
   }
   out.label = name_ + " (block " + std::to_string(b.id[0]) + "," + std::to_string(b.id[1]) + "," +
               std::to_string(b.id[2]) + " as .traceg text)";
+  return true;
 }
 
 }  // namespace lockstep

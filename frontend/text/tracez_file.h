@@ -17,7 +17,8 @@
 //
 // All integers little-endian. Every count and offset is checked against the
 // file before it is used; a block comes out as the text of a .traceg block
-// (what `lockstep export` writes), so one parser reads both forms.
+// (what `lockstep export` writes), so one parser reads both forms. Blocks
+// are read in file order.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -43,11 +44,13 @@ class TracezFile {
 
   // The kernel header's text ("-key = value" lines and comments).
   const std::string& header_text() const { return header_; }
-  size_t blocks() const { return index_.size(); }
-  // Block `i` (in file order) as the body of a .traceg block: "thread block
-  // = ...", its cluster lines, then "warp = w", "insts = n" and the lines of
-  // each warp. `out.label` names the file and the block for error messages.
-  void block_text(size_t i, BlockText& out);
+  uint32_t blocks() const { return blocks_; }
+  // The next block (in file order) as the body of a .traceg block: "thread
+  // block = ...", its cluster lines, then "warp = w", "insts = n" and the
+  // lines of each warp; false after the last. `out.label` names the file and
+  // the block for error messages. The index is read one block record at a
+  // time, so memory does not grow with the blocks.
+  bool next_block(BlockText& out);
 
  private:
   struct Warp {
@@ -65,7 +68,7 @@ class TracezFile {
   [[noreturn]] void fail(const std::string& what) const;
   void read_at(uint64_t offset, void* out, size_t bytes, const char* what);
   uint32_t u32_at(uint64_t offset, const char* what);
-  void read_index(uint64_t index_offset, uint64_t data_begin);
+  void read_block_record(Block& b);
   void append_warp_lines(const Block& b, size_t w, std::string& text);
 
   // Owners that also free what a constructor that throws has made.
@@ -84,7 +87,12 @@ class TracezFile {
   std::string bytes_;
   uint64_t size_ = 0;
   std::string header_;
-  std::vector<Block> index_;
+  uint64_t data_begin_ = 0;   // the first byte after the dictionary
+  uint64_t index_begin_ = 0;  // the index's first byte
+  uint64_t index_at_ = 0;     // the next block record
+  uint32_t blocks_ = 0;
+  uint32_t next_ = 0;         // blocks handed out
+  Block block_;
   std::unique_ptr<ZSTD_DCtx_s, FreeDCtx> dctx_;
   std::unique_ptr<ZSTD_DDict_s, FreeDDict> ddict_;
   std::string compressed_;

@@ -18,10 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     lockstep::StaticTable table;
     lockstep::BlockText text;
     lockstep::BlockTrace block;
-    for (size_t i = 0; i < file.blocks(); ++i) {
-      file.block_text(i, text);
-      lockstep::parse_block_text(text, header.info(), "fuzz.tracez", table, block);
-    }
+    while (file.next_block(text)) lockstep::parse_block_text(text, header.info(), "fuzz.tracez", table, block);
   } catch (const lockstep::TraceError&) {
   }
   return 0;
