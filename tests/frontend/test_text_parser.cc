@@ -312,6 +312,23 @@ TEST(TextParser, UnknownHeaderKeyIsAWarningAndKept) {
   EXPECT_EQ(reader.info().header_fields.back(), (std::pair<std::string, std::string>("future key", "7")));
 }
 
+// A program traced over several CUDA contexts leaves one list per context and
+// no kernelslist.g: the error names the lists there are.
+TEST(TextParser, DirectoryWithoutKernelslistNamesTheListsItHas) {
+  test::ScratchDir dir("lists");
+  for (const char* name : {"kernelslist_ctx_0x2.g", "kernelslist_ctx_0x1.g", "kernel-1.traceg"})
+    std::ofstream(dir / name) << "kernel-1.traceg\n";
+  try {
+    TextTraceSource src(dir.path(), nullptr);
+    ADD_FAILURE() << "no error";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find(": no kernelslist.g (or raw kernelslist) in this directory; it has "
+                                         "kernelslist_ctx_0x1.g, kernelslist_ctx_0x2.g: name the one to read"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(TextParser, TruncatedXzIsAnError) {
   test::ScratchDir dir("xz");
   const auto src = test::shared_traces() / "flashinfer-gemm-sm80/traces/kernel-1.traceg.xz";
