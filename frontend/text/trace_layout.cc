@@ -87,17 +87,24 @@ TextTraceLayout resolve_text_trace(const fs::path& input) {
     list = input / "kernelslist.g";
     if (!fs::exists(list)) list = input / "kernelslist";
     if (!fs::exists(list)) {
-      // A program traced over several CUDA contexts gets one list per context.
+      // The tracer names its raw list after the CUDA context
+      // ("kernelslist_ctx_0x..."), one per context: the only one is read,
+      // several are for the user to choose from.
       std::vector<std::string> lists;
       std::error_code ec;
       for (const fs::directory_entry& e : fs::directory_iterator(input, ec))
-        if (e.path().filename().string().starts_with("kernelslist")) lists.push_back(e.path().filename().string());
+        if (e.path().filename().string().starts_with("kernelslist") && e.is_regular_file(ec))
+          lists.push_back(e.path().filename().string());
       std::sort(lists.begin(), lists.end());
-      std::string named;
-      for (size_t i = 0; i < lists.size() && i < 4; ++i) named += (i ? ", " : "") + lists[i];
-      if (lists.size() > 4) named += " and " + std::to_string(lists.size() - 4) + " more";
-      throw TraceError(input.string() + ": no kernelslist.g (or raw kernelslist) in this directory" +
-                       (lists.empty() ? std::string() : "; it has " + named + ": name the one to read"));
+      if (lists.size() == 1) {
+        list = input / lists[0];
+      } else {
+        std::string named;
+        for (size_t i = 0; i < lists.size() && i < 4; ++i) named += (i ? ", " : "") + lists[i];
+        if (lists.size() > 4) named += " and " + std::to_string(lists.size() - 4) + " more";
+        throw TraceError(input.string() + ": no kernelslist.g (or raw kernelslist) in this directory" +
+                         (lists.empty() ? std::string() : "; it has " + named + ": name the one to read"));
+      }
     }
   } else if (is_kernel_trace_file(input)) {
     TextTraceLayout layout;

@@ -312,9 +312,20 @@ TEST(TextParser, UnknownHeaderKeyIsAWarningAndKept) {
   EXPECT_EQ(reader.info().header_fields.back(), (std::pair<std::string, std::string>("future key", "7")));
 }
 
-// A program traced over several CUDA contexts leaves one list per context and
-// no kernelslist.g: the error names the lists there are.
+// The tracer names its raw list after the CUDA context: a directory with one
+// such list reads it; with several (one per context) and no kernelslist.g,
+// the error names them.
 TEST(TextParser, DirectoryWithoutKernelslistNamesTheListsItHas) {
+  {
+    test::ScratchDir dir("onelist");
+    std::ofstream(dir / "kernelslist_ctx_0x5584c875a730") << "kernel-1-ctx_0x5584c875a730.trace\n";
+    std::ofstream(dir / "kernel-1-ctx_0x5584c875a730.trace")
+        << "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 5\n"
+           "-enable lineinfo = 0\n\n0 0 0 0 0000 ffffffff 0 EXIT 0 0 0\n";
+    TextTraceSource src(dir.path(), nullptr);
+    EXPECT_EQ(src.manifest().kernels.at(0).source_file, "kernel-1-ctx_0x5584c875a730.trace");
+    EXPECT_TRUE(src.manifest().kernels.at(0).raw_tracer_output);
+  }
   test::ScratchDir dir("lists");
   for (const char* name : {"kernelslist_ctx_0x2.g", "kernelslist_ctx_0x1.g", "kernel-1.traceg"})
     std::ofstream(dir / name) << "kernel-1.traceg\n";
