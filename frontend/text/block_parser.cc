@@ -85,7 +85,8 @@ bool is_gmma(std::string_view opcode) { return base_opcode(opcode).ends_with("GM
 // Tensor-memory-accelerator and bulk copies, whose lines (when the tracer
 // records their memory operand) list the transfer instead of lane addresses.
 bool is_bulk_copy(std::string_view opcode) {
-  static constexpr std::string_view kOps[] = {"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UBLKCP", "UBLKPF", "UBLKRED"};
+  static constexpr std::string_view kOps[] = {"UTMALDG", "UTMASTG", "UTMAPF",  "UTMAREDG",
+                                              "UBLKCP",  "UBLKPF",  "UBLKRED"};
   const std::string_view base = base_opcode(opcode);
   return std::find(std::begin(kOps), std::end(kOps), base) != std::end(kOps);
 }
@@ -161,7 +162,8 @@ void parse_instruction_line(std::string_view line, const KernelInfo& k, StaticTa
     out.has_cluster = k.raw_tracer_output && k.has_v6_fields();
     if (out.has_cluster) {
       ClusterPlace& c = out.cluster;
-      for (uint32_t* v : {&c.id.x, &c.id.y, &c.id.z, &c.cta.x, &c.cta.y, &c.cta.z, &c.rank}) *v = f.dec32("cluster field");
+      for (uint32_t* v : {&c.id.x, &c.id.y, &c.id.z, &c.cta.x, &c.cta.y, &c.cta.z, &c.rank})
+        *v = f.dec32("cluster field");
     }
   }
   StaticInstruction& st = out.st;

@@ -22,7 +22,8 @@ KernelTextReader::KernelTextReader(const KernelFileRef& file, const WarningHandl
   info_.source_file = file.listed_name;
   start(warn);
   if (tracez_) {
-    if (pending_valid_) throw TraceError(lines_->name() + ": the .tracez header holds a trace line " + quoted_excerpt(pending_));
+    if (pending_valid_)
+      throw TraceError(lines_->name() + ": the .tracez header holds a trace line " + quoted_excerpt(pending_));
     info_.raw_tracer_output = false;
   }
 }

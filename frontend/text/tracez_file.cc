@@ -15,7 +15,9 @@ constexpr size_t kMaxHeaderBytes = size_t(1) << 20;
 // A sub-chunk's lines, decompressed (Accel-Sim writes 2,048 instructions).
 constexpr uint64_t kMaxSubchunkBytes = uint64_t(1) << 30;
 
-uint32_t le32(const unsigned char* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
+uint32_t le32(const unsigned char* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
 uint64_t le64(const unsigned char* p) { return uint64_t(le32(p)) | uint64_t(le32(p + 4)) << 32; }
 
 void append_dim(std::string& s, const char* key, const uint32_t* v) {
@@ -50,7 +52,8 @@ void TracezFile::open() {
   uint64_t at = nul + 1;
   const uint32_t dict_size = u32_at(at, "dictionary size");
   at += 8;  // the dictionary size and the sub-chunk length
-  if (dict_size > size_ - std::min(size_, at)) fail("dictionary of " + std::to_string(dict_size) + " bytes runs past the end");
+  if (dict_size > size_ - std::min(size_, at))
+    fail("dictionary of " + std::to_string(dict_size) + " bytes runs past the end");
   dctx_.reset(ZSTD_createDCtx());
   if (!dctx_) fail("cannot create a zstd decoder");
   if (dict_size > 0) {
@@ -71,7 +74,8 @@ void TracezFile::open() {
   blocks_ = u32_at(index_begin_, "block count");
   index_at_ = index_begin_ + 4;
   if (blocks_ > (size_ - 8 - index_at_) / 44)
-    fail("index claims " + std::to_string(blocks_) + " blocks in " + std::to_string(size_ - 8 - index_begin_) + " bytes");
+    fail("index claims " + std::to_string(blocks_) + " blocks in " + std::to_string(size_ - 8 - index_begin_) +
+         " bytes");
 }
 
 TracezFile::~TracezFile() = default;
@@ -149,7 +153,9 @@ void TracezFile::append_warp_lines(const Block& b, size_t w, std::string& text) 
   for (size_t s = 0; s < warp.subchunk_insts.size(); ++s) {
     const uint32_t csize = u32_at(at, "sub-chunk size");
     at += 4;
-    if (csize > size_ - at) fail(where + "sub-chunk " + std::to_string(s) + " of " + std::to_string(csize) + " bytes runs past the end of the file");
+    if (csize > size_ - at)
+      fail(where + "sub-chunk " + std::to_string(s) + " of " + std::to_string(csize) +
+           " bytes runs past the end of the file");
     compressed_.resize(csize);
     read_at(at, compressed_.data(), csize, "sub-chunk");
     at += csize;
@@ -164,16 +170,17 @@ void TracezFile::append_warp_lines(const Block& b, size_t w, std::string& text) 
       fail(where + "sub-chunk " + std::to_string(s) + " claims " + std::to_string(n) + " bytes for " +
            std::to_string(warp.subchunk_insts[s]) + " lines");
     plain_.resize(size_t(n));
-    const size_t got = ddict_ ? ZSTD_decompress_usingDDict(dctx_.get(), plain_.data(), plain_.size(), compressed_.data(),
-                                                           compressed_.size(), ddict_.get())
+    const size_t got = ddict_ ? ZSTD_decompress_usingDDict(dctx_.get(), plain_.data(), plain_.size(),
+                                                           compressed_.data(), compressed_.size(), ddict_.get())
                               : ZSTD_decompressDCtx(dctx_.get(), plain_.data(), plain_.size(), compressed_.data(),
                                                     compressed_.size());
     if (ZSTD_isError(got)) fail(where + "sub-chunk " + std::to_string(s) + ": " + ZSTD_getErrorName(got));
     if (got != n) fail(where + "sub-chunk " + std::to_string(s) + " decompresses short");
-    const uint32_t lines = n == 0 ? 0 : uint32_t(std::count(plain_.begin(), plain_.end(), '\n') + (plain_.back() != '\n'));
+    const uint32_t lines =
+        n == 0 ? 0 : uint32_t(std::count(plain_.begin(), plain_.end(), '\n') + (plain_.back() != '\n'));
     if (lines != warp.subchunk_insts[s])
-      fail(where + "sub-chunk " + std::to_string(s) + " holds " + std::to_string(lines) + " lines where the index says " +
-           std::to_string(warp.subchunk_insts[s]));
+      fail(where + "sub-chunk " + std::to_string(s) + " holds " + std::to_string(lines) +
+           " lines where the index says " + std::to_string(warp.subchunk_insts[s]));
     text.append(plain_);
     if (!plain_.empty() && plain_.back() != '\n') text.push_back('\n');
   }
