@@ -87,6 +87,11 @@ seeds=build-asan/fuzz-seeds
 rm -rf "$seeds" && mkdir -p "$seeds/text_parser" "$seeds/container_reader" "$seeds/tracez"
 ./build/lockstep gen reduce -o "$seeds/gen" --size 2K --quiet
 cp "$seeds/gen/kernel-1.traceg" "$seeds/text_parser/"
+# The same as tracer version 6 (cluster lines, NoVal) for the parser's version 6 paths.
+sed -e 's/^-accelsim tracer version = 5$/-accelsim tracer version = 6/' \
+    -e 's/^\(thread block = .*\)$/\1\ncluster id = 0,0,0\ncluster cta = 0,0,0\ncluster rank = 0/' \
+    -e 's/^\([0-9a-f]\{4\} [0-9a-f]\{8\} .*[^ ]\) *$/\1 NoVal/' \
+    "$seeds/gen/kernel-1.traceg" > "$seeds/text_parser/kernel-1-v6.traceg"
 ./build-asan/tests/fuzz/make_tracez_seed "$seeds/gen/kernel-1.traceg" "$seeds/tracez/kernel-1.tracez"
 ./build/lockstep convert "$seeds/gen" -o "$seeds/container_reader/reduce.lst" --quiet
 ./build/lockstep convert "$seeds/gen" -o "$seeds/container_reader/reduce-v2.lst" --quiet --format-version 2
