@@ -831,6 +831,15 @@ StaticTable decode_kernel_table(const proto::KernelTable& msg, const std::string
       out.push_back(RegRef{RegKind(v & 3), uint16_t(v >> 2)});
     }
   };
+  // The next value of an immediates column: only those that are not 0 are stored.
+  auto nonzero = [&](const google::protobuf::RepeatedField<int64_t>& column, int& at, const char* what,
+                     uint32_t inst) {
+    if (at >= column.size())
+      throw TraceError(where + ": static instruction " + std::to_string(inst) + ": " + what + " column runs out");
+    const int64_t v = column.Get(at++);
+    if (v == 0) throw TraceError(where + ": static instruction " + std::to_string(inst) + ": zero " + what + " stored");
+    return v;
+  };
   uint64_t pc = 0;
   uint32_t prev_line = 0;
   for (uint32_t i = 0; i < n; ++i) {
@@ -851,23 +860,11 @@ StaticTable decode_kernel_table(const proto::KernelTable& msg, const std::string
     s.has_immediate = flags & 1;
     s.has_line = flags & 2;
     s.has_imm2 = flags & 16;
-    if (flags & 32) {
-      if (imm2 >= msg.immediates2_size())
-        throw TraceError(where + ": static instruction " + std::to_string(i) + ": second immediate column runs out");
-      s.imm2 = msg.immediates2(imm2++);
-      if (s.imm2 == 0)
-        throw TraceError(where + ": static instruction " + std::to_string(i) + ": zero second immediate stored");
-    }
+    if (flags & 32) s.imm2 = nonzero(msg.immediates2(), imm2, "second immediate", i);
     s.value_marker = flags & 64 ? ValueMarker::kNoVal : flags & 128 ? ValueMarker::kValDropped : ValueMarker::kNone;
     s.gmma_commit = flags & 256 ? int8_t((flags >> 9) & 1) : int8_t(-1);
     s.transfer_dropped = flags & 1024;
-    if (flags & 4) {
-      if (imm >= msg.immediates_size())
-        throw TraceError(where + ": static instruction " + std::to_string(i) + ": immediate column runs out");
-      s.immediate = msg.immediates(imm++);
-      if (s.immediate == 0)
-        throw TraceError(where + ": static instruction " + std::to_string(i) + ": zero immediate stored");
-    }
+    if (flags & 4) s.immediate = nonzero(msg.immediates(), imm, "immediate", i);
     if (flags & 8) {
       if (line >= msg.line_deltas_size())
         throw TraceError(where + ": static instruction " + std::to_string(i) + ": line column runs out");

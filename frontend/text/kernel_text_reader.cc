@@ -8,14 +8,8 @@
 
 namespace lockstep {
 
-namespace {
-
-bool is_tracez(const std::filesystem::path& path) { return path.filename().string().ends_with(".tracez"); }
-
-}  // namespace
-
 KernelTextReader::KernelTextReader(const KernelFileRef& file, const WarningHandler& warn, size_t raw_budget)
-    : tracez_(is_tracez(file.path) ? std::make_unique<TracezFile>(file.path) : nullptr),
+    : tracez_(is_tracez_file(file.path) ? std::make_unique<TracezFile>(file.path) : nullptr),
       lines_(tracez_ ? std::make_unique<LineReader>(tracez_->header_text(), file.path.string())
                      : std::make_unique<LineReader>(file.path)),
       raw_budget_(raw_budget) {

@@ -82,30 +82,29 @@ void write_kernel_header(TextSink& out, const KernelInfo& k) {
   out.maybe_flush();
 }
 
+void append_block_place(std::string& s, const Dim3& id, const ClusterPlace* cluster) {
+  auto put_dim = [&](const char* key, const Dim3& d) {
+    s.append(key);
+    put_udec(s, d.x);
+    s.push_back(',');
+    put_udec(s, d.y);
+    s.push_back(',');
+    put_udec(s, d.z);
+    s.push_back('\n');
+  };
+  put_dim("thread block = ", id);
+  if (!cluster) return;
+  put_dim("cluster id = ", cluster->id);
+  put_dim("cluster cta = ", cluster->cta);
+  s.append("cluster rank = ");
+  put_udec(s, cluster->rank);
+  s.push_back('\n');
+}
+
 void write_block_text(TextSink& out, const KernelInfo& k, const BlockTrace& block, const StaticTable& table) {
   std::string& s = out.buffer();
-  s.append("\n#BEGIN_TB\n\nthread block = ");
-  put_udec(s, block.id.x);
-  s.push_back(',');
-  put_udec(s, block.id.y);
-  s.push_back(',');
-  put_udec(s, block.id.z);
-  s.append("\n");
-  if (block.has_cluster) {
-    const ClusterPlace& c = block.cluster;
-    for (const auto& [key, d] : {std::pair{"cluster id = ", c.id}, std::pair{"cluster cta = ", c.cta}}) {
-      s.append(key);
-      put_udec(s, d.x);
-      s.push_back(',');
-      put_udec(s, d.y);
-      s.push_back(',');
-      put_udec(s, d.z);
-      s.push_back('\n');
-    }
-    s.append("cluster rank = ");
-    put_udec(s, c.rank);
-    s.push_back('\n');
-  }
+  s.append("\n#BEGIN_TB\n\n");
+  append_block_place(s, block.id, block.has_cluster ? &block.cluster : nullptr);
   std::string prefix;
   for (const WarpTrace& w : block.warps) {
     if (k.lines_prefixed()) {

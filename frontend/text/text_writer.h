@@ -39,6 +39,9 @@ class TextSink {
 };
 
 void write_kernel_header(TextSink& out, const KernelInfo& kernel);
+// A block's "thread block = x,y,z" line and, given its place in a cluster,
+// its "cluster id", "cluster cta" and "cluster rank" lines.
+void append_block_place(std::string& s, const Dim3& id, const ClusterPlace* cluster);
 void write_block_text(TextSink& out, const KernelInfo& kernel, const BlockTrace& block, const StaticTable& table);
 // kernelslist.g: memcpy lines and kernel file names (KernelInfo::source_file) in command order.
 void write_kernelslist(TextSink& out, const TraceManifest& manifest);

@@ -41,8 +41,10 @@ bool listed_file_exists(const fs::path& path, const std::string& where) {
 bool is_kernel_trace_file(const fs::path& path) {
   const std::string name = path.filename().string();
   return ends_with(name, ".traceg") || ends_with(name, ".traceg.xz") || ends_with(name, ".trace") ||
-         ends_with(name, ".trace.xz") || ends_with(name, ".tracez");
+         ends_with(name, ".trace.xz") || is_tracez_file(path);
 }
+
+bool is_tracez_file(const fs::path& path) { return ends_with(path.filename().string(), ".tracez"); }
 
 TextTraceLayout parse_kernelslist(std::string_view text, const std::string& name, const fs::path& dir) {
   LineReader lines(text, name);

@@ -25,6 +25,8 @@ struct TextTraceLayout {
 
 TextTraceLayout resolve_text_trace(const std::filesystem::path& input);
 bool is_kernel_trace_file(const std::filesystem::path& path);
+// Accel-Sim's zstd-compressed, indexed form (frontend/text/tracez_file.h).
+bool is_tracez_file(const std::filesystem::path& path);
 // Parses a kernelslist read line by line; `dir` resolves kernel file names.
 TextTraceLayout parse_kernelslist(LineReader& lines, const std::filesystem::path& dir);
 // The same for a kernelslist held in memory.

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "frontend/text/line_reader.h"
+#include "frontend/text/text_writer.h"
 #include "frontend/trace/trace_error.h"
 
 namespace lockstep {
@@ -19,13 +20,6 @@ uint32_t le32(const unsigned char* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 uint64_t le64(const unsigned char* p) { return uint64_t(le32(p)) | uint64_t(le32(p + 4)) << 32; }
-
-void append_dim(std::string& s, const char* key, const uint32_t* v) {
-  s.append(key);
-  s.append(std::to_string(v[0])).push_back(',');
-  s.append(std::to_string(v[1])).push_back(',');
-  s.append(std::to_string(v[2])).push_back('\n');
-}
 
 }  // namespace
 
@@ -110,8 +104,12 @@ void TracezFile::read_block_record(Block& b) {
   if (end - index_at_ < 44) fail("index ends inside " + which + " (truncated?)");
   read_at(index_at_, f, 44, "block record");
   index_at_ += 44;
-  for (int i = 0; i < 3; ++i) b.id[i] = le32(f + 4 * i);
-  for (int i = 0; i < 7; ++i) b.cluster[i] = le32(f + 12 + 4 * i);
+  const unsigned char* at = f;
+  for (uint32_t* v : {&b.id.x, &b.id.y, &b.id.z, &b.cluster.id.x, &b.cluster.id.y, &b.cluster.id.z, &b.cluster.cta.x,
+                      &b.cluster.cta.y, &b.cluster.cta.z, &b.cluster.rank}) {
+    *v = le32(at);
+    at += 4;
+  }
   const uint32_t nw = le32(f + 40);
   if (nw > (end - index_at_) / 16) fail(which + " claims " + std::to_string(nw) + " warps");
   b.warps.resize(nw);
@@ -144,8 +142,7 @@ void TracezFile::read_block_record(Block& b) {
 
 void TracezFile::append_warp_lines(const Block& b, size_t w, std::string& text) {
   const Warp& warp = b.warps[w];
-  const std::string where = "block (" + std::to_string(b.id[0]) + "," + std::to_string(b.id[1]) + "," +
-                            std::to_string(b.id[2]) + ") warp " + std::to_string(w) + ": ";
+  const std::string where = "block " + b.id.str() + " warp " + std::to_string(w) + ": ";
   uint64_t at = warp.offset;
   if (u32_at(at, "warp header") != warp.insts || u32_at(at + 4, "warp header") != warp.subchunk_insts.size())
     fail(where + "its data's header disagrees with the index");
@@ -198,17 +195,14 @@ bool TracezFile::next_block(BlockText& out) {
   text.clear();
   out.numbered = false;
   out.first_line = 1;
-  append_dim(text, "thread block = ", b.id);
-  append_dim(text, "cluster id = ", b.cluster);
-  append_dim(text, "cluster cta = ", b.cluster + 3);
-  text.append("cluster rank = ").append(std::to_string(b.cluster[6])).push_back('\n');
+  append_block_place(text, b.id, &b.cluster);  // (the index gives every block's place in its cluster)
   for (size_t w = 0; w < b.warps.size(); ++w) {
     text.append("warp = ").append(std::to_string(w)).push_back('\n');
     text.append("insts = ").append(std::to_string(b.warps[w].insts)).push_back('\n');
     append_warp_lines(b, w, text);
   }
-  out.label = name_ + " (block " + std::to_string(b.id[0]) + "," + std::to_string(b.id[1]) + "," +
-              std::to_string(b.id[2]) + " as .traceg text)";
+  out.label = name_ + " (block " + std::to_string(b.id.x) + "," + std::to_string(b.id.y) + "," +
+              std::to_string(b.id.z) + " as .traceg text)";
   return true;
 }
 

@@ -59,8 +59,8 @@ class TracezFile {
     std::vector<uint32_t> subchunk_insts;
   };
   struct Block {
-    uint32_t id[3] = {0, 0, 0};
-    uint32_t cluster[7] = {0, 0, 0, 0, 0, 0, 0};
+    Dim3 id{0, 0, 0};
+    ClusterPlace cluster;
     std::vector<Warp> warps;
   };
 

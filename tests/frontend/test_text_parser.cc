@@ -9,6 +9,7 @@
 #include "frontend/text/kernel_text_reader.h"
 #include "frontend/text/text_trace_source.h"
 #include "frontend/trace/trace_error.h"
+#include "tests/frontend/first_block.h"
 #include "tests/test_paths.h"
 
 namespace lockstep {
@@ -96,13 +97,7 @@ const char* kHeaderV5 =
     "-binary version = 80\n-cuda stream id = 0\n-accelsim tracer version = 5\n-enable lineinfo = 0\n\n";
 
 BlockTrace parse_one(const std::string& body, StaticTable& table, const char* header = kHeaderV5) {
-  const std::string text = std::string(header) + body;
-  KernelTextReader reader(text, "mem.traceg", nullptr);
-  BlockText bt;
-  EXPECT_TRUE(reader.next_block(bt));
-  BlockTrace b;
-  parse_block_text(bt, reader.info(), reader.name(), table, b);
-  return b;
+  return test::parse_first_block(std::string(header) + body, "mem.traceg", table);
 }
 
 TEST(TextParser, AddressModes) {
@@ -245,12 +240,8 @@ TEST(TextParser, LdgstsLinePairsAreOneInstruction) {
                           "0 0 0 1 0010 00000001 0 LDGSTS.E 2 R3 R4 4 1 0x7f8000 4 0\n"
                           "0 0 0 0 0020 ffffffff 0 EXIT 0 0 0\n"
                           "0 0 0 1 0020 ffffffff 0 EXIT 0 0 0\n";
-  KernelTextReader reader(raw, "kernel-1.trace", nullptr);
-  BlockText bt;
-  ASSERT_TRUE(reader.next_block(bt));
-  BlockTrace rb;
   StaticTable rt;
-  parse_block_text(bt, reader.info(), reader.name(), rt, rb);
+  const BlockTrace rb = test::parse_first_block(raw, "kernel-1.trace", rt);
   ASSERT_EQ(rb.warps.size(), 2u);
   for (const WarpTrace& rw : rb.warps) {
     ASSERT_EQ(rw.insts.size(), 2u);

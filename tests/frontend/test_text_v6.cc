@@ -10,6 +10,7 @@
 #include "frontend/text/block_parser.h"
 #include "frontend/text/kernel_text_reader.h"
 #include "frontend/trace/trace_error.h"
+#include "tests/frontend/first_block.h"
 
 namespace lockstep {
 namespace {
@@ -22,13 +23,7 @@ const char* kHeaderV5 =
     "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-enable lineinfo = 0\n\n";
 
 BlockTrace parse_one(const std::string& body, StaticTable& table, const char* header = kHeaderV6) {
-  const std::string text = std::string(header) + body;
-  KernelTextReader reader(text, "v6.traceg", nullptr);
-  BlockText bt;
-  EXPECT_TRUE(reader.next_block(bt));
-  BlockTrace b;
-  parse_block_text(bt, reader.info(), reader.name(), table, b);
-  return b;
+  return test::parse_first_block(std::string(header) + body, "v6.traceg", table);
 }
 
 std::string block(const std::string& lines, const std::string& cluster = "") {
@@ -153,12 +148,8 @@ TEST(TextParserV6, RawLinesCarryTheClusterAfterTheWarp) {
   const std::string bad = std::string(kHeaderV6) +
                           "1 0 0 0 0 0 0 1 0 0 1 0010 ffffffff 1 R2 MOV 1 R3 0 0 NoVal\n"
                           "1 0 0 0 0 0 0 0 0 0 0 0020 ffffffff 0 EXIT 0 0 0 NoVal\n";
-  KernelTextReader bad_reader(bad, "kernel-1.trace", nullptr);
-  BlockText bt;
-  ASSERT_TRUE(bad_reader.next_block(bt));
-  BlockTrace b;
   try {
-    parse_block_text(bt, bad_reader.info(), bad_reader.name(), t, b);
+    test::parse_first_block(bad, "kernel-1.trace", t);
     ADD_FAILURE() << "no error";
   } catch (const TraceError& e) {
     EXPECT_NE(std::string(e.what()).find("kernel-1.trace:13: the cluster fields differ from those of block (1,0,0)"),
